@@ -1,0 +1,112 @@
+"""Reading, normalizing and writing course notebooks.
+
+Every notebook in `solutions/` and `chapters/` is committed in one canonical form, so
+that a diff shows only what an author changed:
+
+* no outputs and no execution counts;
+* notebook metadata reduced to the kernel spec and the language name;
+* cell metadata reduced to the keys nbgrader and JupyterLab need
+  (`nbgrader`, `deletable`, `editable`, `tags`);
+* stable cell ids: the nbgrader `grade_id` where there is one, else a hash of the
+  cell's source (so inserting a cell does not renumber every other cell);
+* JSON with one-space indent, sorted keys, UTF-8, and a final newline.
+
+    >>> nb = new_notebook([new_markdown("# Title"), new_code("x = 1")])
+    >>> text = dumps(nb)
+    >>> dumps(loads(text)) == text
+    True
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+_CELL_METADATA_KEYS = ("nbgrader", "deletable", "editable", "tags")
+
+
+def new_notebook(cells: list) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    return normalize(nb)
+
+
+def new_markdown(source: str, **metadata) -> nbformat.NotebookNode:
+    return new_markdown_cell(source, metadata=metadata)
+
+
+def new_code(source: str, **metadata) -> nbformat.NotebookNode:
+    return new_code_cell(source, metadata=metadata)
+
+
+def _stable_id(cell, taken: set[str]) -> str:
+    grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    base = grade_id if grade_id else hashlib.sha1(
+        (cell.cell_type + "\0" + cell.source).encode()).hexdigest()[:12]
+    base = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in base)[:56]
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def normalize(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Return the canonical form of `nb` (see the module docstring). Idempotent."""
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    nb.metadata = nbformat.from_dict({"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}})
+    taken: set[str] = set()
+    cells = []
+    for cell in nb.cells:
+        if isinstance(cell.source, list):
+            cell.source = "".join(cell.source)
+        cell.source = cell.source.rstrip("\n")
+        metadata = {k: cell.metadata[k] for k in _CELL_METADATA_KEYS if k in cell.get("metadata", {})}
+        if cell.cell_type == "code":
+            new = nbformat.v4.new_code_cell(cell.source, metadata=metadata)
+        elif cell.cell_type == "markdown":
+            new = nbformat.v4.new_markdown_cell(cell.source, metadata=metadata)
+            if "attachments" in cell:
+                new.attachments = cell.attachments
+        else:
+            new = nbformat.v4.new_raw_cell(cell.source, metadata=metadata)
+        new.id = _stable_id(new, taken)
+        cells.append(new)
+    nb.cells = cells
+    return nb
+
+
+def dumps(nb: nbformat.NotebookNode) -> str:
+    return json.dumps(normalize(nb), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def loads(text: str) -> nbformat.NotebookNode:
+    return nbformat.reads(text, as_version=4)
+
+
+def read(path: str | Path) -> nbformat.NotebookNode:
+    return loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write(nb: nbformat.NotebookNode, path: str | Path) -> None:
+    Path(path).write_text(dumps(nb), encoding="utf-8")
+
+
+def is_normalized(path: str | Path) -> bool:
+    text = Path(path).read_text(encoding="utf-8")
+    return dumps(loads(text)) == text
+
+
+def grade_cells(nb: nbformat.NotebookNode) -> list:
+    """The cells nbgrader awards points for, in notebook order."""
+    return [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+
+
+def solution_cells(nb: nbformat.NotebookNode) -> list:
+    return [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")]
