@@ -1,0 +1,88 @@
+"""Next-token distributions: checking them, tempering logits, the residual of the sampling rule.
+
+Convention: `p` is the target's distribution, `q` the draft's, both along the last axis
+of arrays of shape (..., V). `tau` is the sampling temperature; `tau = 0` means greedy
+decoding, a one-hot distribution on the argmax (ties go to the lowest token id, as
+`np.argmax` does).
+
+    >>> softmax(np.array([0.0, np.log(3.0)]))
+    array([0.25, 0.75])
+    >>> softmax(np.array([1.0, 5.0, 2.0]), tau=0)
+    array([0., 1., 0.])
+    >>> residual(np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.6, 0.2]))
+    array([1., 0., 0.])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_SUM_ATOL = 1e-6
+
+
+def validate_distribution(p, name: str = "p", axis: int = -1) -> np.ndarray:
+    """Return `p` as a float array after checking it is a probability table along `axis`.
+
+    Raises ValueError (never a deep numpy traceback) for NaN/inf, negative entries,
+    or rows that do not sum to 1 within 1e-6.
+    """
+    arr = np.asarray(p, dtype=float)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must be an array of probabilities, got a scalar")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite entries")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} has negative entries (min {arr.min():.3g})")
+    sums = arr.sum(axis=axis)
+    bad = np.abs(sums - 1.0) > _SUM_ATOL
+    if np.any(bad):
+        worst = np.asarray(sums)[bad].ravel()[0]
+        raise ValueError(f"{name} must sum to 1 along its last axis; a row sums to {worst:.6f}")
+    return arr
+
+
+def softmax(logits, tau: float = 1.0) -> np.ndarray:
+    """softmax(logits / tau) along the last axis; one-hot argmax when tau == 0.
+
+    Subtracting the row maximum first keeps exp() from overflowing for large logits.
+    """
+    z = np.asarray(logits, dtype=float)
+    if z.ndim == 0:
+        raise ValueError("logits must have at least one axis (the vocabulary)")
+    if not np.all(np.isfinite(z)):
+        raise ValueError("logits must be finite")
+    if tau < 0:
+        raise ValueError(f"temperature must be >= 0, got {tau}")
+    if tau == 0:
+        out = np.zeros_like(z)
+        np.put_along_axis(out, np.argmax(z, axis=-1)[..., None], 1.0, axis=-1)
+        return out
+    z = z / tau
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def residual(p, q) -> np.ndarray:
+    """The rejection distribution norm(max(0, p - q)) along the last axis.
+
+    When p == q the residual is undefined (it is never sampled: every draft is kept);
+    we return p there so callers always get a valid distribution.
+    """
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    r = np.maximum(p - q, 0.0)
+    total = r.sum(axis=-1, keepdims=True)
+    safe = total > 1e-12
+    return np.where(safe, r / np.where(safe, total, 1.0), p)
+
+
+def acceptance_probability(p, q) -> np.ndarray | float:
+    """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q), one value per row."""
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    out = np.minimum(p, q).sum(axis=-1)
+    return float(out) if out.ndim == 0 else out
