@@ -9,7 +9,8 @@ that a diff shows only what an author changed:
   (`nbgrader`, `deletable`, `editable`, `tags`);
 * stable cell ids: the nbgrader `grade_id` where there is one, else a hash of the
   cell's source (so inserting a cell does not renumber every other cell);
-* JSON with one-space indent, sorted keys, UTF-8, and a final newline.
+* nbformat's JSON (one-space indent, sorted keys, sources split into lines), UTF-8,
+  and a final newline.
 
     >>> nb = new_notebook([new_markdown("# Title"), new_code("x = 1")])
     >>> text = dumps(nb)
@@ -83,7 +84,8 @@ def normalize(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def dumps(nb: nbformat.NotebookNode) -> str:
-    return json.dumps(normalize(nb), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    # nbformat's writer splits sources into lists of lines, which keeps diffs line-based.
+    return nbformat.writes(normalize(nb), version=4) + "\n"
 
 
 def loads(text: str) -> nbformat.NotebookNode:

@@ -1,0 +1,45 @@
+"""Command line: python -m autograder {release,check,grade,execute}."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m autograder",
+                                     description="Course tools: release chapters, self-check, grade a class.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("release", help="regenerate chapters/ from solutions/ with nbgrader")
+    p.add_argument("chapters", nargs="*", help="chapter names (default: all)")
+
+    p = sub.add_parser("check", help="run the visible and hidden tests on your copy of a chapter")
+    p.add_argument("notebooks", nargs="+", help="your chapter notebook(s), e.g. chapters/01_cost_model.ipynb")
+    p.add_argument("--timeout", type=int, default=120, help="seconds allowed per cell (default 120)")
+
+    p = sub.add_parser("grade", help="autograde a folder of submissions; write grades.csv and feedback")
+    p.add_argument("submissions", help="folder: one sub-folder (or one .ipynb with --chapter) per student")
+    p.add_argument("--out", default="grading", help="course folder to create (default ./grading)")
+    p.add_argument("--chapter", help="the chapter, when each student is a single .ipynb file")
+
+    p = sub.add_parser("execute", help="run notebooks top to bottom and report time and errors")
+    p.add_argument("notebooks", nargs="+")
+    p.add_argument("--save", help="folder to write the executed notebooks to")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "release":
+        from .release import main as run
+    elif args.command == "check":
+        from .check import main as run
+    elif args.command == "grade":
+        from .grade import main as run
+    else:
+        from .execute import main as run
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""`python -m autograder check chapters/NN_slug.ipynb`: a self-check for learners.
+
+Runs your notebook top to bottom on a copy, with the instructor's test cells (visible
+and hidden tests) in place of the test cells in your copy, and prints a report per
+exercise: points, and for each failing test the message it raised. The hidden tests'
+code is never printed, only their messages. Your file is not modified.
+
+Grades follow nbgrader's rule exactly (`nbgrader.utils.determine_grade`): a test
+cell earns its points unless it raises or writes to stderr.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from . import notebooks
+from .course import QUIET_KERNEL, SOLUTIONS_DIR, chapter_names, nbgrader_env, resolve_chapter
+
+
+@dataclass
+class TestOutcome:
+    grade_id: str
+    exercise: str
+    points: float
+    max_points: float
+    message: str          # empty when passed
+
+
+def _nbgrader_meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def with_instructor_tests(learner: nbformat.NotebookNode, solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The learner's notebook with every locked/test cell replaced by the instructor's
+    version; test cells the learner deleted are put back after the preceding cell."""
+    reference = {_nbgrader_meta(c)["grade_id"]: c for c in solution.cells
+                 if _nbgrader_meta(c).get("grade_id") and (_nbgrader_meta(c).get("grade")
+                                                           or _nbgrader_meta(c).get("locked"))
+                 and not _nbgrader_meta(c).get("solution")}
+    out = nbformat.from_dict(learner)
+    seen = set()
+    cells = []
+    for cell in out.cells:
+        gid = _nbgrader_meta(cell).get("grade_id")
+        if gid in reference and gid not in seen:
+            cells.append(nbformat.from_dict(reference[gid]))
+            seen.add(gid)
+        elif gid not in reference:
+            cells.append(cell)
+    # Put back missing reference cells right after the cell that precedes them in the solution.
+    order = [_nbgrader_meta(c).get("grade_id") for c in solution.cells]
+    for gid in [g for g in order if g in reference and g not in seen]:
+        prev_ids = order[:order.index(gid)]
+        pos = len(cells)
+        for i, cell in enumerate(cells):
+            if _nbgrader_meta(cell).get("grade_id") in prev_ids:
+                pos = i + 1
+        cells.insert(pos, nbformat.from_dict(reference[gid]))
+    out.cells = cells
+    return out
+
+
+def identify_chapter(path: Path, learner: nbformat.NotebookNode) -> str:
+    """The chapter a learner's notebook belongs to: by file name, else by its exercise ids
+    (so a renamed copy such as `my_try.ipynb` still works)."""
+    try:
+        return resolve_chapter(path.stem)
+    except SystemExit:
+        pass
+    ids = {_nbgrader_meta(c).get("grade_id") for c in learner.cells} - {None}
+    best, best_overlap = None, 0
+    for name in chapter_names():
+        sol = notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb")
+        overlap = len(ids & {_nbgrader_meta(c).get("grade_id") for c in sol.cells})
+        if overlap > best_overlap:
+            best, best_overlap = name, overlap
+    if best is None:
+        raise SystemExit(f"{path} has no exercises of any chapter; is it a course notebook?")
+    return best
+
+
+def _failure_message(cell) -> str:
+    for output in cell.get("outputs", []):
+        if output.output_type == "error":
+            if output.ename == "NotImplementedError":
+                return "not attempted yet (the exercise still raises NotImplementedError)"
+            return f"{output.ename}: {output.evalue}".strip()
+        if output.output_type == "stream" and output.name == "stderr":
+            return "the cell wrote to stderr (nbgrader scores that as a failure):\n" + output.text.strip()[:800]
+    return ""
+
+
+def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]:
+    from nbgrader.utils import determine_grade
+
+    path = Path(path)
+    learner = notebooks.read(path)
+    chapter = identify_chapter(path, learner)
+    solution = notebooks.read(SOLUTIONS_DIR / f"{chapter}.ipynb")
+    nb = with_instructor_tests(learner, solution)
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="course-check-") as tmp:
+        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL, allow_errors=True,
+                                interrupt_on_timeout=True, resources={"metadata": {"path": tmp}})
+        saved = dict(os.environ)
+        os.environ.update(nbgrader_env())
+        try:
+            client.execute()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+    elapsed = time.perf_counter() - start
+    outcomes = []
+    exercise = "setup"
+    for cell in nb.cells:
+        meta = _nbgrader_meta(cell)
+        if meta.get("solution"):
+            exercise = meta.get("grade_id", exercise)
+        if meta.get("grade") and cell.cell_type == "code":
+            score, max_score = determine_grade(cell)
+            outcomes.append(TestOutcome(meta["grade_id"], exercise, float(score or 0), float(max_score),
+                                        "" if score == max_score else _failure_message(cell)))
+    return outcomes, elapsed
+
+
+def format_report(outcomes: list[TestOutcome], elapsed: float, name: str) -> str:
+    lines = [f"Self-check of {name} ({elapsed:.0f} s)", ""]
+    total = sum(o.points for o in outcomes)
+    total_max = sum(o.max_points for o in outcomes)
+    current = None
+    for o in outcomes:
+        if o.exercise != current:
+            current = o.exercise
+            mine = [x for x in outcomes if x.exercise == current]
+            got, best = sum(x.points for x in mine), sum(x.max_points for x in mine)
+            lines.append(f"{current.removeprefix('ex_')}: {got:g} / {best:g}")
+        mark = "PASS" if not o.message else "FAIL"
+        lines.append(f"  [{mark}] {o.grade_id} ({o.points:g}/{o.max_points:g})")
+        if o.message:
+            lines.extend("         " + ln for ln in o.message.splitlines()[:25])
+    lines += ["", f"Total: {total:g} / {total_max:g}"]
+    return "\n".join(lines)
+
+
+def main(args) -> int:
+    status = 0
+    for path in args.notebooks:
+        outcomes, elapsed = run_check(Path(path), timeout=args.timeout)
+        print(format_report(outcomes, elapsed, Path(path).name))
+        if any(o.message for o in outcomes):
+            status = 1
+    return status

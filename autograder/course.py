@@ -1,0 +1,122 @@
+"""Where the course lives on disk, and how we run nbgrader against it.
+
+nbgrader wants a course directory (`source/<assignment>/<notebook>.ipynb`, a gradebook,
+`nbgrader_config.py`). Our single source is `solutions/NN_slug.ipynb`, one notebook per
+chapter, so each chapter is an nbgrader assignment named after its file stem. This
+module builds such course directories on demand and drives nbgrader through its API,
+with the environment's `bin/` on PATH (nbgrader shells out to `alembic`).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import notebooks
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+SOLUTIONS_DIR = REPO_ROOT / "solutions"
+CHAPTERS_DIR = REPO_ROOT / "chapters"
+CONFIG_FILE = PACKAGE_DIR / "nbgrader_config.py"
+# ipykernel logs a transport warning to the terminal at every start; learners need not see it.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+
+
+def chapter_names(solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
+    """Assignment names, e.g. ['01_cost_model', '02_greedy_speculation', ...], in order."""
+    return sorted(p.stem for p in solutions_dir.glob("[0-9][0-9]_*.ipynb"))
+
+
+def resolve_chapter(name: str, solutions_dir: Path = SOLUTIONS_DIR) -> str:
+    """Accept '01', '1', '01_cost_model' or a path to a chapter notebook; return the full name."""
+    stem = Path(name).stem
+    names = chapter_names(solutions_dir)
+    if stem in names:
+        return stem
+    prefix = stem.zfill(2) if stem.isdigit() else stem
+    matches = [n for n in names if n.split("_", 1)[0] == prefix]
+    if len(matches) == 1:
+        return matches[0]
+    raise SystemExit(f"unknown chapter {name!r}; chapters are: {', '.join(names)}")
+
+
+def nbgrader_env() -> dict:
+    """The environment for nbgrader subprocesses: this interpreter's bin/ first on PATH."""
+    env = dict(os.environ)
+    bin_dir = str(Path(sys.executable).parent)
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    env.setdefault("PYTHONWARNINGS", "ignore")
+    # Notebooks draw figures without a display.
+    env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    return env
+
+
+@dataclass
+class CourseDir:
+    """An nbgrader course directory whose `source/` mirrors `solutions/`.
+
+    nbgrader runs in this process through its Python API (`NbGraderAPI`): importing
+    nbgrader takes seconds, and one import serves every chapter and student.
+    """
+
+    root: Path
+
+    @classmethod
+    def create(cls, root: Path, chapters: list[str] | None = None,
+               solutions_dir: Path = SOLUTIONS_DIR) -> "CourseDir":
+        root = Path(root).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(CONFIG_FILE, root / "nbgrader_config.py")
+        for name in chapters or chapter_names(solutions_dir):
+            dest = root / "source" / name
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(solutions_dir / f"{name}.ipynb", dest / f"{name}.ipynb")
+        return cls(root)
+
+    @functools.cached_property
+    def api(self):
+        from nbgrader.apps import NbGraderAPI
+        from nbgrader.coursedir import CourseDirectory
+        from traitlets.config.loader import PyFileConfigLoader
+
+        # nbgrader shells out to `alembic` when it creates a gradebook.
+        os.environ["PATH"] = nbgrader_env()["PATH"]
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
+        config.CourseDirectory.root = str(self.root)
+        config.NbGraderAPI.log_level = "ERROR"
+        return NbGraderAPI(CourseDirectory(config=config), config=config)
+
+    def _check(self, result: dict, what: str) -> dict:
+        if not result.get("success"):
+            raise RuntimeError(f"nbgrader {what} failed:\n{result.get('log', '')[-3000:]}\n"
+                               f"{result.get('error', '')[-6000:]}")
+        return result
+
+    def release_path(self, name: str) -> Path:
+        return self.root / "release" / name / f"{name}.ipynb"
+
+    def generate(self, name: str) -> Path:
+        """Run nbgrader's generate_assignment for one chapter; return the student notebook."""
+        self._check(self.api.generate_assignment(name, force=True, create=True), f"generate_assignment {name}")
+        return self.release_path(name)
+
+    def autograde(self, name: str, student: str) -> dict:
+        """Autograde one student's submission; returns nbgrader's result (success, log, error)."""
+        return self.api.autograde(name, student, force=True, create=True)
+
+    def generate_feedback(self, name: str, student: str | None = None) -> dict:
+        return self.api.generate_feedback(name, student, force=True)
+
+
+def write_normalized(src: Path, dest: Path) -> bool:
+    """Write the normalized form of `src` to `dest`; return True if `dest` changed."""
+    text = notebooks.dumps(notebooks.read(src))
+    if dest.exists() and dest.read_text(encoding="utf-8") == text:
+        return False
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(text, encoding="utf-8")
+    return True

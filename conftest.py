@@ -1,0 +1,2 @@
+# nbgrader executes its config file with `get_config` injected; it is not importable on its own.
+collect_ignore = ["autograder/nbgrader_config.py"]
