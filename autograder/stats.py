@@ -201,12 +201,15 @@ def assert_distribution(samples: Iterable[Hashable] | Mapping[Hashable, int],
     Returns the result so a test can report or reuse the statistic.
     """
     observed = samples if isinstance(samples, Mapping) else count_outcomes(samples)
-    result = chi_square(observed, expected)
-    if result.impossible:
-        shown = ", ".join(f"{label} ({count} times)" for label, count in result.impossible[:5])
+    probs = _as_probability_table(expected)
+    impossible = sorted(((_label(k), int(c)) for k, c in observed.items() if c > 0 and probs.get(k, 0.0) <= 0.0),
+                        key=lambda t: -t[1])
+    if impossible:
+        shown = ", ".join(f"{label} ({count} times)" for label, count in impossible[:5])
         raise AssertionError(
             f"{what} produced outcomes that have probability 0 under the exact distribution: {shown}."
             + (f"\n{hint}" if hint else ""))
+    result = chi_square(observed, probs)
     if result.p_value < threshold:
         raise AssertionError(
             f"{what} does not follow the exact distribution.\n{result.summary()}\n"

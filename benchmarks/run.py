@@ -1,0 +1,86 @@
+"""Timing table for the course, measured side by side in one run.
+
+    python benchmarks/run.py            # every chapter + one whole-course autograde
+    python benchmarks/run.py --quick    # chapters only
+
+Machines here are noisy, so every figure is also given as a ratio: to the cost of
+starting a kernel and running an empty notebook (measured in the same run), and to its
+budget (a chapter must run in < 60 s on a 2-core laptop; autograding one student's
+whole course in < 180 s). Test cells that run a chi-square test are listed with their
+own time (budget 5 s each).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+
+from autograder import notebooks
+from autograder.course import SOLUTIONS_DIR, chapter_names
+from autograder.execute import execute
+from autograder.grade import find_submissions, grade
+
+CHAPTER_BUDGET_S = 60.0
+COURSE_GRADE_BUDGET_S = 180.0
+CHI2_TEST_BUDGET_S = 5.0
+
+
+def _cell_seconds(cell) -> float | None:
+    timing = cell.get("metadata", {}).get("execution", {})
+    try:
+        start = datetime.fromisoformat(timing["iopub.execute_input"].replace("Z", "+00:00"))
+        end = datetime.fromisoformat(timing["shell.execute_reply"].replace("Z", "+00:00"))
+    except (KeyError, ValueError):
+        return None
+    return (end - start).total_seconds()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip the whole-course autograde")
+    args = parser.parse_args()
+
+    baseline = execute(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])).seconds
+    rows, chi2_rows = [], []
+    for name in chapter_names():
+        result = execute(SOLUTIONS_DIR / f"{name}.ipynb")
+        rows.append((f"chapter {name}", result.seconds, CHAPTER_BUDGET_S, "errors!" if result.errors else ""))
+        for cell in result.notebook.cells:
+            grading = cell.get("metadata", {}).get("nbgrader", {})
+            if grading.get("grade") and "assert_distribution" in cell.source:
+                chi2_rows.append((f"{name} / {grading['grade_id']}", _cell_seconds(cell) or float("nan"),
+                                  CHI2_TEST_BUDGET_S, ""))
+    if not args.quick:
+        with tempfile.TemporaryDirectory() as tmp:
+            subs = Path(tmp) / "subs" / "student"
+            subs.mkdir(parents=True)
+            for name in chapter_names():
+                notebooks.write(notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb"), subs / f"{name}.ipynb")
+            start = time.perf_counter()
+            results = grade(find_submissions(subs.parent), Path(tmp) / "grading")
+            seconds = time.perf_counter() - start
+            full = all(r.score == r.max_score for r in results)
+            rows.append(("autograde one student's whole course", seconds, COURSE_GRADE_BUDGET_S,
+                         "" if full else "solutions lost points!"))
+
+    print(f"kernel start + empty notebook: {baseline:.2f} s (the unit of the 'x baseline' column)\n")
+    header = f"{'what':<52}{'seconds':>9}{'x baseline':>12}{'of budget':>11}  note"
+    for title, table in (("Run times", rows), ("Chi-square test cells", chi2_rows)):
+        if not table:
+            continue
+        print(title)
+        print(header)
+        for what, seconds, budget, note in table:
+            print(f"{what:<52}{seconds:>9.2f}{seconds / baseline:>12.1f}{seconds / budget:>10.0%}  {note}")
+        print()
+    over = [r for r in rows + chi2_rows if r[1] > r[2] or r[3]]
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""The real nbgrader pipeline grades a class: full, partial and zero marks, and it survives bad submissions."""
+import csv
+import json
+
+import nbformat
+import pytest
+
+from autograder import notebooks
+from autograder.grade import find_submissions, grade
+from tests.helpers import CHAPTERS, meta, solution_nb, student_nb
+
+pytestmark = pytest.mark.slow
+
+FIRST = CHAPTERS[0]
+
+
+def _rows(out):
+    with open(out / "grades.csv") as f:
+        return {r["student_id"]: r for r in csv.DictReader(f)}
+
+
+def test_grade_a_class_of_chapter_one(tmp_path):
+    subs = tmp_path / "subs"
+    sol, stub = solution_nb(FIRST), student_nb(FIRST)
+    # partial: the solution with its first exercise put back to the stub.
+    first_ex = next(c for c in stub.cells if meta(c).get("solution"))
+    partial = nbformat.from_dict(sol)
+    for cell in partial.cells:
+        if meta(cell).get("grade_id") == meta(first_ex)["grade_id"]:
+            cell.source = first_ex.source
+    # killer: kills its own kernel in the last exercise.
+    last_ex = [c for c in sol.cells if meta(c).get("solution")][-1]
+    killer = nbformat.from_dict(sol)
+    for cell in killer.cells:
+        if meta(cell).get("grade_id") == meta(last_ex)["grade_id"]:
+            cell.source = "import os\nos._exit(1)"
+    for student, nb in {"correct": sol, "partial": partial, "empty": stub, "killer": killer}.items():
+        (subs / student).mkdir(parents=True)
+        notebooks.write(nb, subs / student / f"{FIRST}.ipynb")
+    (subs / "broken").mkdir()
+    (subs / "broken" / f"{FIRST}.ipynb").write_text('{"cells": [')
+    before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
+
+    out = tmp_path / "grading"
+    grade(find_submissions(subs), out)
+    rows = _rows(out)
+    full = float(rows["correct"]["max_score"])
+    assert float(rows["correct"]["score"]) == full > 0
+    assert 0 < float(rows["partial"]["score"]) < full
+    assert float(rows["empty"]["score"]) == 0
+    assert float(rows["broken"]["score"]) == 0 and "unreadable" in rows["broken"]["status"]
+    assert float(rows["killer"]["score"]) == 0 and "grading failed" in rows["killer"]["status"]
+    assert (out / "feedback" / "correct" / FIRST / f"{FIRST}.html").exists()
+    assert (out / "nbgrader_grades.csv").exists()
+    with open(out / "grades_by_test.csv") as f:
+        per_test = list(csv.DictReader(f))
+    assert {r["student_id"] for r in per_test} == {"correct", "partial", "empty"}
+    # Grading never touches the submissions themselves.
+    assert before == {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
+
+
+def test_one_file_per_student_layout_needs_the_chapter(tmp_path):
+    notebooks.write(student_nb(FIRST), tmp_path / "ana maria.ipynb")
+    with pytest.raises(SystemExit):
+        find_submissions(tmp_path)
+    (sub,) = find_submissions(tmp_path, FIRST)
+    assert sub.student == "ana_maria" and sub.chapter == FIRST

@@ -1,0 +1,30 @@
+"""Every solution notebook runs top to bottom; every student notebook fails only in its test cells."""
+import pytest
+
+from autograder.execute import execute
+from autograder.course import CHAPTERS_DIR, SOLUTIONS_DIR
+from tests.helpers import CHAPTERS, meta
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_solution_runs_clean(name):
+    result = execute(SOLUTIONS_DIR / f"{name}.ipynb")
+    assert not result.errors, f"{name}: cells raised: {result.errors}"
+    graded_stderr = [i for i in result.stderr_cells() if meta(result.notebook.cells[i]).get("grade")]
+    assert not graded_stderr, f"{name}: test cells {graded_stderr} wrote to stderr (nbgrader scores that 0)"
+    print(f"{name}: {result.seconds:.1f} s")
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_student_version_fails_exactly_in_test_cells(name):
+    result = execute(CHAPTERS_DIR / f"{name}.ipynb")
+    failing = {i for i, _ in result.errors}
+    tests = {i for i, c in enumerate(result.notebook.cells) if meta(c).get("grade")}
+    assert failing == tests, (
+        f"{name}: cells that fail but are not tests: {sorted(failing - tests)}; "
+        f"test cells that pass on the empty stub: {sorted(tests - failing)}; errors: {result.errors}")
+    for i, message in result.errors:
+        assert message.startswith(("NotImplementedError", "AssertionError")), (
+            f"{name} cell {i} failed for another reason than the empty stub: {message}")
