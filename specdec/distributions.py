@@ -1,4 +1,5 @@
-"""Next-token distributions: checking them, tempering logits, the residual of the sampling rule.
+"""Next-token distributions: checking them, tempering and truncating logits, the residual of
+the sampling rule, and the divergences that measure how far a draft is from its target.
 
 Convention: `p` is the target's distribution, `q` the draft's, both along the last axis
 of arrays of shape (..., V). `tau` is the sampling temperature; `tau = 0` means greedy
@@ -11,6 +12,8 @@ decoding, a one-hot distribution on the argmax (ties go to the lowest token id, 
     array([0., 1., 0.])
     >>> residual(np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.6, 0.2]))
     array([1., 0., 0.])
+    >>> nucleus(np.array([0.5, 0.3, 0.2]), top_p=0.7)
+    array([0.625, 0.375, 0.   ])
 """
 from __future__ import annotations
 
@@ -85,4 +88,51 @@ def acceptance_probability(p, q) -> np.ndarray | float:
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
     out = np.minimum(p, q).sum(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
+def nucleus(p, top_p: float) -> np.ndarray:
+    """Top-p (nucleus) truncation along the last axis, renormalized.
+
+    Keeps the smallest set of most probable tokens whose total probability reaches
+    `top_p` (equal probabilities are ranked by lower token id first) and rescales them to
+    sum to 1; `top_p = 1` returns `p` unchanged. This is one of the "processing" steps that
+    turn a model's raw softmax into the distribution it really samples from.
+
+    >>> nucleus(np.array([[0.1, 0.6, 0.3], [0.4, 0.4, 0.2]]), top_p=0.4)
+    array([[0., 1., 0.],
+           [1., 0., 0.]])
+    """
+    p = validate_distribution(p, "p")
+    if not 0.0 < top_p <= 1.0:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+    order = np.argsort(-p, axis=-1, kind="stable")                    # (..., V) most probable first
+    sorted_p = np.take_along_axis(p, order, axis=-1)                  # (..., V)
+    mass_before = np.cumsum(sorted_p, axis=-1) - sorted_p              # (..., V) mass of better tokens
+    keep_sorted = mass_before < top_p - 1e-12                          # (..., V) still short of top_p
+    keep = np.zeros_like(keep_sorted)
+    np.put_along_axis(keep, order, keep_sorted, axis=-1)               # back to token order
+    kept = np.where(keep, p, 0.0)                                      # (..., V)
+    return kept / kept.sum(axis=-1, keepdims=True)
+
+
+def kl_divergence(p, q) -> np.ndarray | float:
+    """KL(p || q) = sum_x p(x) log(p(x) / q(x)) in nats, one value per row.
+
+    Tokens with p(x) = 0 contribute nothing; a token with p(x) > 0 = q(x) makes the
+    divergence infinite. Pinsker's inequality bounds total variation by it:
+    TV(p, q) <= sqrt(KL(p || q) / 2).
+
+    >>> round(kl_divergence(np.array([0.5, 0.5]), np.array([0.25, 0.75])), 4)
+    0.1438
+    >>> kl_divergence(np.array([0.5, 0.5]), np.array([1.0, 0.0]))
+    inf
+    """
+    p = validate_distribution(p, "p")
+    q = validate_distribution(q, "q")
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)     # (..., V)
+    out = terms.sum(axis=-1)
     return float(out) if out.ndim == 0 else out
