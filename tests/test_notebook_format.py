@@ -27,19 +27,26 @@ def test_committed_in_normal_form_without_outputs(path):
         f"{path} is not normalized: run `python -m autograder release` (it normalizes solutions/ too)")
 
 
+def _code_lines(source: str) -> list[str]:
+    return [ln.rstrip() for ln in source.splitlines() if ln.strip()]
+
+
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_no_solution_or_hidden_test_text_in_student_version(name):
     text = (CHAPTERS_DIR / f"{name}.ipynb").read_text()
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
         assert marker not in text
-    student_sources = "\n".join(c.source for c in student_nb(name).cells)
+    student = {meta(c).get("grade_id"): c for c in student_nb(name).cells if meta(c).get("grade")}
+    all_sources = "\n".join(c.source for c in student_nb(name).cells)
     for cell in solution_nb(name).cells:
+        if not meta(cell).get("grade"):
+            continue
+        gid = meta(cell)["grade_id"]
+        # The student's test cell is the instructor's with every hidden block cut out, nothing more.
+        visible = re.sub(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[^\n]*", "", cell.source, flags=re.S)
+        assert _code_lines(student[gid].source) == _code_lines(visible), f"{name}/{gid}: student test cell differs"
         for block in hidden_blocks(cell.source):
-            for line in block.splitlines():
-                line = line.strip()
-                # Short lines (`import numpy as np`, `)`) may legitimately appear elsewhere.
-                if len(line) > 30 and not line.startswith("#"):
-                    assert line not in student_sources, f"hidden test line leaked into chapters/{name}: {line}"
+            assert block.strip() not in all_sources, f"{name}/{gid}: a hidden block leaked"
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
