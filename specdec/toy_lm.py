@@ -1,0 +1,245 @@
+"""Tiny deterministic language models for greedy speculative decoding (chapter 02).
+
+Convention: the target (distribution `p`) and the draft (distribution `q`) are plain
+functions over a vocabulary of `V` token ids 0..V-1; `gamma` is the number of drafted
+tokens per round. Both models only ever return logits, and greedy decoding takes the
+argmax (the lowest id on an exact tie, as `np.argmax` does).
+
+* `target_logits(tokens)` runs the target once on a list of tokens and returns an array
+  of shape (len(tokens), V) whose row i scores the token that follows tokens[:i+1].
+* `draft_next(tokens)` returns the draft's logits, shape (V,), for the token after tokens.
+
+The target scores the next token from the last two tokens (a start symbol stands in for
+the missing one after a one-token context) plus a term for the position, all drawn from
+seeded Gaussian tables with unit scale. The draft is the target's row plus `noise` times
+a seeded perturbation table, so `noise = 0` is a perfect draft and a large `noise` a poor
+one. Every row is one table lookup and one addition, done the same way whatever the
+length of the call, so the toy target is batch invariant: row i of a long call equals
+the last row of a call on tokens[:i+1], bit for bit.
+
+    >>> target_logits, draft_next, calls = make_models(seed=0, noise=0.0, V=8)
+    >>> target_logits([1, 2, 3]).shape, draft_next([1, 2, 3]).shape
+    ((3, 8), (8,))
+    >>> bool(np.array_equal(draft_next([1, 2, 3]), target_logits([1, 2, 3])[-1]))
+    True
+    >>> calls["target"], calls["draft"], calls["target_positions"]
+    (2, 2, 6)
+    >>> plain_greedy(target_logits, [1, 2, 3], 4)
+    [1, 2, 3, 5, 7, 3, 7]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Sequence
+
+import numpy as np
+
+DEFAULT_V = 32
+N_POSITIONS = 256          # period of the position term: context lengths n and n + 256 share it
+POSITION_SCALE = 0.5       # the position term is weaker than the two-token term
+
+TargetFn = Callable[[Sequence[int]], np.ndarray]
+DraftFn = Callable[[Sequence[int]], np.ndarray]
+
+
+def validate_request(prompt, n_new, gamma=None, V: int | None = None) -> list[int]:
+    """Check a generation request and return the prompt as a new list of Python ints.
+
+    The prompt must be a non-empty sequence of integer token ids (in range(V) when V is
+    given), n_new an integer >= 0 and gamma, when given, an integer >= 1.
+
+    >>> validate_request((4, 5), 3, gamma=2, V=8)
+    [4, 5]
+    >>> validate_request([], 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: the prompt must hold at least one token
+    """
+    if isinstance(prompt, (str, bytes)) or not hasattr(prompt, "__len__"):
+        raise ValueError(f"the prompt must be a list of token ids, got {type(prompt).__name__}")
+    if len(prompt) == 0:
+        raise ValueError("the prompt must hold at least one token")
+    if not all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in prompt):
+        raise ValueError(f"the prompt must hold integer token ids, got {list(prompt)!r}")
+    tokens = [int(t) for t in prompt]
+    if V is not None and not all(0 <= t < V for t in tokens):
+        raise ValueError(f"token ids must lie in 0..{V - 1}, the prompt holds {tokens!r}")
+    if not isinstance(n_new, (int, np.integer)) or isinstance(n_new, bool) or n_new < 0:
+        raise ValueError(f"n_new must be an integer >= 0, got {n_new!r}")
+    if gamma is not None and (not isinstance(gamma, (int, np.integer)) or isinstance(gamma, bool) or gamma < 1):
+        raise ValueError(f"gamma (drafted tokens per round) must be an integer >= 1, got {gamma!r}")
+    return tokens
+
+
+def _as_token_array(tokens, V: int) -> np.ndarray:
+    t = np.asarray(tokens)                                  # (n,)
+    if t.ndim != 1 or t.size == 0:
+        raise ValueError(f"the models need a non-empty 1-D list of token ids, got shape {t.shape}")
+    if t.dtype.kind not in "iu":
+        raise ValueError(f"token ids must be integers, got dtype {t.dtype}")
+    if t.min() < 0 or t.max() >= V:
+        raise ValueError(f"token ids must lie in 0..{V - 1}, got min {t.min()} and max {t.max()}")
+    return t.astype(np.intp, copy=False)
+
+
+@lru_cache(maxsize=8)
+def _target_tables(seed: int, V: int) -> tuple[np.ndarray, np.ndarray]:
+    # Cached (tests build many model pairs from the same seed) and read-only, so sharing is safe.
+    rng = np.random.default_rng([seed, V, 0])
+    pair = rng.standard_normal((V + 1, V, V))                          # (prev, last, next); prev == V is "start"
+    position = POSITION_SCALE * rng.standard_normal((N_POSITIONS, V))  # (N_POSITIONS, V)
+    pair.flags.writeable = position.flags.writeable = False
+    return pair, position
+
+
+@lru_cache(maxsize=8)
+def _draft_perturbation(seed: int, V: int) -> np.ndarray:
+    perturb = np.random.default_rng([seed, V, 1]).standard_normal((V + 1, V, V))   # (prev, last, next)
+    perturb.flags.writeable = False
+    return perturb
+
+
+def make_models(seed: int, noise: float, V: int = DEFAULT_V) -> tuple[TargetFn, DraftFn, dict]:
+    """A deterministic target, its draft, and a dict counting the calls to each.
+
+    Returns `(target_logits, draft_next, calls)`. `calls` holds "target" and "draft"
+    (number of calls), "target_positions" (rows the target scored in all) and "trace",
+    the list of ("target" | "draft", tuple_of_input_tokens) in call order.
+
+    >>> t1, d1, _ = make_models(seed=3, noise=0.5, V=16)
+    >>> t2, d2, _ = make_models(seed=3, noise=0.5, V=16)
+    >>> bool(np.array_equal(d1([5, 6]), d2([5, 6])))      # same seed, same models
+    True
+    >>> bool(np.array_equal(d1([5, 6]), t1([5, 6])[-1]))  # noise 0.5 perturbs the draft
+    False
+    """
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    if not isinstance(V, (int, np.integer)) or V < 2:
+        raise ValueError(f"V (vocabulary size) must be an integer >= 2, got {V!r}")
+    if not np.isfinite(noise) or noise < 0:
+        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+    V = int(V)
+    pair, position = _target_tables(int(seed), V)
+    perturb = _draft_perturbation(int(seed), V) if noise > 0 else None
+    noise = float(noise)
+    calls = {"target": 0, "draft": 0, "target_positions": 0, "trace": []}
+
+    def target_logits(tokens) -> np.ndarray:
+        t = _as_token_array(tokens, V)                              # (n,)
+        prev = np.empty_like(t)                                     # (n,) token before each position
+        prev[0] = V
+        prev[1:] = t[:-1]
+        lengths = np.arange(1, t.size + 1) % N_POSITIONS            # (n,) context length of row i is i + 1
+        calls["target"] += 1
+        calls["target_positions"] += int(t.size)
+        calls["trace"].append(("target", tuple(t.tolist())))
+        return pair[prev, t] + position[lengths]                    # (n, V)
+
+    def draft_next(tokens) -> np.ndarray:
+        t = _as_token_array(tokens, V)                              # (n,)
+        prev = int(t[-2]) if t.size >= 2 else V
+        last = int(t[-1])
+        calls["draft"] += 1
+        calls["trace"].append(("draft", tuple(t.tolist())))
+        row = pair[prev, last] + position[t.size % N_POSITIONS]     # (V,) the target's own row
+        return row if perturb is None else row + noise * perturb[prev, last]   # (V,)
+
+    return target_logits, draft_next, calls
+
+
+def plain_greedy(target_logits: TargetFn, prompt, n_new: int) -> list[int]:
+    """The prompt followed by n_new tokens of plain greedy decoding: one target call per token.
+
+    >>> target_logits, _, calls = make_models(seed=1, noise=0.0, V=8)
+    >>> plain_greedy(target_logits, [0], 5), calls["target"]
+    ([0, 4, 2, 7, 7, 6], 5)
+    """
+    tokens = validate_request(prompt, n_new)
+    for _ in range(int(n_new)):
+        tokens.append(int(np.argmax(target_logits(tokens)[-1])))
+    return tokens
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round read back from a trace: the draft calls' inputs, then the target call's."""
+
+    draft_inputs: tuple[tuple[int, ...], ...]
+    target_input: tuple[int, ...]
+
+    @property
+    def committed(self) -> int:
+        """Length of the committed text when the round began."""
+        return len(self.draft_inputs[0]) if self.draft_inputs else len(self.target_input)
+
+    @property
+    def n_drafts(self) -> int:
+        return len(self.target_input) - self.committed
+
+
+def split_rounds(trace) -> tuple[list[Round], int]:
+    """Group a trace into rounds (draft calls, then one target call).
+
+    Returns the rounds and the number of draft calls left over after the last target call.
+
+    >>> rounds, left = split_rounds([("draft", (1,)), ("draft", (1, 2)), ("target", (1, 2, 3))])
+    >>> [(r.committed, r.n_drafts) for r in rounds], left
+    ([(1, 2)], 0)
+    """
+    rounds, pending = [], []
+    for kind, inp in trace:
+        if kind == "draft":
+            pending.append(tuple(inp))
+        else:
+            rounds.append(Round(tuple(pending), tuple(inp)))
+            pending = []
+    return rounds, len(pending)
+
+
+def protocol_violations(trace, prompt, tokens, gamma: int) -> list[str]:
+    """Ways in which a trace breaks the greedy-speculation protocol (empty list: none).
+
+    Each round must draft at most gamma tokens (draft call j reads the committed text
+    plus the first j drafts), call the target once on the committed text followed by
+    exactly those drafts, and commit between 1 and n_drafts + 1 tokens that agree with
+    the returned `tokens`. The first round starts from the prompt; nothing is drafted
+    after the last target call.
+
+    >>> protocol_violations([("draft", (1,)), ("target", (1, 2))], [1], [1, 2, 5], gamma=1)
+    []
+    >>> protocol_violations([("target", (1,)), ("target", (1,))], [1], [1, 2], gamma=1)[0]
+    'round 2 starts from 1 committed tokens, but round 1 started from 1 and must commit at least 1 token'
+    """
+    rounds, left = split_rounds(trace)
+    tokens = tuple(int(t) for t in tokens)
+    problems = []
+    if left:
+        problems.append(f"{left} draft call(s) came after the last target call and were never verified")
+    start = len(prompt)
+    prev = None
+    for k, r in enumerate(rounds, 1):
+        c, d = r.committed, r.n_drafts
+        if prev is None and c != start:
+            problems.append(f"round 1 starts from {c} tokens, but the prompt has {start}")
+        if prev is not None and not (prev.committed + 1 <= c <= prev.committed + prev.n_drafts + 1):
+            problems.append(f"round {k} starts from {c} committed tokens, but round {k - 1} started from "
+                            f"{prev.committed} and must commit at least 1 token"
+                            + (f" and at most {prev.n_drafts + 1}" if c > prev.committed else ""))
+        if not 0 <= d <= gamma:
+            problems.append(f"round {k} verifies {d} drafted tokens; it may draft at most gamma = {gamma}")
+        for j, inp in enumerate(r.draft_inputs):
+            if inp != r.target_input[:c + j]:
+                problems.append(f"round {k}: draft call {j + 1} did not read the committed text followed by "
+                                f"the {j} token(s) drafted before it")
+                break
+        if r.target_input[:c] != tokens[:c]:
+            problems.append(f"round {k}: the target read {list(r.target_input[:c])} as committed text, "
+                            f"but the returned tokens begin {list(tokens[:c])}")
+        prev = r
+    if rounds and not (prev.committed + 1 <= len(tokens) <= prev.committed + prev.n_drafts + 1):
+        problems.append(f"the last round started from {prev.committed} tokens with {prev.n_drafts} drafts, "
+                        f"so it can end with {prev.committed + 1}..{prev.committed + prev.n_drafts + 1} "
+                        f"tokens, but {len(tokens)} were returned")
+    return problems

@@ -1,0 +1,181 @@
+"""Deliberately wrong answers for chapter 03 (`solutions/03_acceptance_rule.ipynb`).
+
+Each value replaces the whole solution cell with that grade_id; every one must lose points
+while the reference solution gets full marks. The comment above each entry names the test
+cells that catch it and what they see. (No exercise of this chapter samples, so no
+chi-square statistics are involved; the tests compare values with independent formulas.)
+"""
+
+WRONG = {
+    "ex_tv": {
+        # Forgets the factor 1/2: the running example gives 0.6 instead of 0.3.
+        # Caught by test_tv_values (0.6 vs 0.3), test_tv_shapes (twice each row), test_tv_properties (bounds, identity).
+        "no_half": '''def tv(p, q):
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return np.abs(p - q).sum(axis=-1)
+''',
+        # Sums over every axis: right for 1-D input, one number for a whole batch.
+        # Caught by test_tv_shapes ((4, 5) gives shape () instead of (4,)) and test_tv_properties (shape (300,)).
+        "flattened": '''def tv(p, q):
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return 0.5 * np.abs(p - q).sum()
+''',
+        # Sums over the first axis (the batch) instead of the vocabulary.
+        # Caught by test_tv_shapes ((4, 5) gives shape (5,); the hidden square (6, 6) case has the right shape
+        # but wrong values) and test_tv_properties ((300, 7) gives shape (7,)).
+        "wrong_axis": '''def tv(p, q):
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return 0.5 * np.abs(p - q).sum(axis=0)
+''',
+        # The largest single-token gap instead of half the total gap ("largest difference over events"
+        # misread as "over tokens"). Coincides with TV on the running, sky and two-token examples!
+        # Caught by test_tv_shapes (row values), test_tv_properties (identity with sum min),
+        # and the hidden reversed-ramp value in test_tv_values (0.3 instead of 0.4).
+        "max_single_token_gap": '''def tv(p, q):
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return np.abs(p - q).max(axis=-1)
+''',
+    },
+    "ex_acceptance_rate": {
+        # The naive rule's agreement sum p*q instead of the overlap sum min(p, q): 0.32 instead of 0.7.
+        # Caught by test_acceptance_values (0.32: the message names the naive rule), _temperature,
+        # _stability and _shapes. (test_acceptance_greedy passes: on one-hot rows sum p*q = sum min(p, q).)
+        "naive_sum_pq": '''def acceptance_rate(p_logits, q_logits, tau):
+    def dist(logits):
+        z = np.asarray(logits, dtype=float)
+        if tau == 0:
+            out = np.zeros_like(z)
+            np.put_along_axis(out, np.argmax(z, axis=-1)[..., None], 1.0, axis=-1)
+            return out
+        z = z / tau
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    return (dist(p_logits) * dist(q_logits)).sum(axis=-1)
+''',
+        # The ratio uses the draft's distribution before processing: temperature applied to p only.
+        # Right at tau = 1 (test_acceptance_values passes), wrong elsewhere.
+        # Caught by test_acceptance_temperature (tau = 0.5: 0.542 instead of 0.419 on the running example),
+        # test_acceptance_greedy (tau = 0 gives q(argmax p) = 0.909, not 1.0), test_acceptance_stability
+        # (tau = 0.01: 0.487 instead of 0.0067) and test_acceptance_shapes (tau = 0.8: off by 0.06).
+        "q_before_processing": '''def acceptance_rate(p_logits, q_logits, tau):
+    def soft(z, t):
+        z = np.asarray(z, dtype=float) / t
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    if tau == 0:
+        z = np.asarray(p_logits, dtype=float)
+        p = np.zeros_like(z)
+        np.put_along_axis(p, np.argmax(z, axis=-1)[..., None], 1.0, axis=-1)
+    else:
+        p = soft(p_logits, tau)
+    q = soft(q_logits, 1.0)
+    return np.minimum(p, q).sum(axis=-1)
+''',
+        # Divides by tau even when tau = 0: the logits become +-inf and the result is nan.
+        # Caught by test_acceptance_greedy only (nan instead of exactly 1.0 / 0.0); every tau > 0 test passes.
+        "tau_zero_divides": '''def acceptance_rate(p_logits, q_logits, tau):
+    def dist(logits):
+        with np.errstate(all="ignore"):
+            z = np.asarray(logits, dtype=float) / tau
+            e = np.exp(z - z.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+    return np.minimum(dist(p_logits), dist(q_logits)).sum(axis=-1)
+''',
+        # Softmax without subtracting the maximum: exp(1000) overflows to inf and inf/inf is nan
+        # (exp(-1000) underflows to 0 and 0/0 is nan).
+        # Caught by test_acceptance_stability only (nan at logits near +-1000 and at tau = 0.01).
+        "no_max_subtraction": '''def acceptance_rate(p_logits, q_logits, tau):
+    def dist(logits):
+        z = np.asarray(logits, dtype=float)
+        if tau == 0:
+            out = np.zeros_like(z)
+            np.put_along_axis(out, np.argmax(z, axis=-1)[..., None], 1.0, axis=-1)
+            return out
+        e = np.exp(z / tau)
+        return e / e.sum(axis=-1, keepdims=True)
+    return np.minimum(dist(p_logits), dist(q_logits)).sum(axis=-1)
+''',
+        # Argmax agreement at every temperature (the greedy test applied to a sampling target).
+        # Right at tau = 0 only. Caught by test_acceptance_values (0.0 instead of 0.7), _temperature
+        # (0.0 instead of 0.419), _stability and _shapes.
+        "argmax_agreement": '''def acceptance_rate(p_logits, q_logits, tau):
+    zp = np.asarray(p_logits, dtype=float)
+    zq = np.asarray(q_logits, dtype=float)
+    return (np.argmax(zp, axis=-1) == np.argmax(zq, axis=-1)).astype(float)
+''',
+        # tau = 0 approximated by a tiny temperature: right unless there is a tie, where softmax splits
+        # the mass (0.5 instead of 1.0). Caught by test_acceptance_greedy only (first tied case).
+        "tiny_tau_instead_of_greedy": '''def acceptance_rate(p_logits, q_logits, tau):
+    t = tau if tau > 0 else 1e-9
+    def dist(logits):
+        z = np.asarray(logits, dtype=float) / t
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    return np.minimum(dist(p_logits), dist(q_logits)).sum(axis=-1)
+''',
+        # Ties at tau = 0 go to the highest index instead of np.argmax's lowest.
+        # Caught by test_acceptance_greedy only (first tied case: 0.0 instead of 1.0).
+        "ties_to_last_index": '''def acceptance_rate(p_logits, q_logits, tau):
+    def dist(logits):
+        z = np.asarray(logits, dtype=float)
+        if tau == 0:
+            last = z.shape[-1] - 1 - np.argmax(z[..., ::-1], axis=-1)
+            out = np.zeros_like(z)
+            np.put_along_axis(out, last[..., None], 1.0, axis=-1)
+            return out
+        z = z / tau
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    return np.minimum(dist(p_logits), dist(q_logits)).sum(axis=-1)
+''',
+        # Multiplies the logits by tau instead of dividing. Right at tau = 1, and alpha -> 1 as tau -> 0
+        # instead of as tau -> infinity. Caught by test_acceptance_temperature (tau = 0.5: 0.853 instead
+        # of 0.419), test_acceptance_stability (tau = 0.01: 0.998 instead of 0.0067) and test_acceptance_shapes.
+        "multiplies_by_tau": '''def acceptance_rate(p_logits, q_logits, tau):
+    def dist(logits):
+        z = np.asarray(logits, dtype=float)
+        if tau == 0:
+            out = np.zeros_like(z)
+            np.put_along_axis(out, np.argmax(z, axis=-1)[..., None], 1.0, axis=-1)
+            return out
+        z = z * tau
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    return np.minimum(dist(p_logits), dist(q_logits)).sum(axis=-1)
+''',
+        # One number for the whole batch (the mean over rows) instead of one per row.
+        # Caught by test_acceptance_greedy (stacked (5, 3) batch gives 0.6), test_acceptance_shapes (shape ()),
+        # and the hidden batches of test_acceptance_temperature and test_acceptance_stability.
+        "mean_over_rows": '''def acceptance_rate(p_logits, q_logits, tau):
+    def dist(logits):
+        z = np.asarray(logits, dtype=float)
+        if tau == 0:
+            out = np.zeros_like(z)
+            np.put_along_axis(out, np.argmax(z, axis=-1)[..., None], 1.0, axis=-1)
+            return out
+        z = z / tau
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    return np.minimum(dist(p_logits), dist(q_logits)).sum(axis=-1).mean()
+''',
+        # Normalises over the wrong axis (axis 0, the batch): right for 1-D input only.
+        # The tau = 0 path is right, so test_acceptance_greedy passes. Caught by test_acceptance_shapes
+        # (every batch: off by up to 0.83) and the hidden batches of _temperature and _stability.
+        "softmax_over_batch_axis": '''def acceptance_rate(p_logits, q_logits, tau):
+    def dist(logits):
+        z = np.asarray(logits, dtype=float)
+        if tau == 0:
+            out = np.zeros_like(z)
+            np.put_along_axis(out, np.argmax(z, axis=-1)[..., None], 1.0, axis=-1)
+            return out
+        z = z / tau
+        e = np.exp(z - z.max(axis=0, keepdims=True))
+        return e / e.sum(axis=0, keepdims=True)
+    return np.minimum(dist(p_logits), dist(q_logits)).sum(axis=-1)
+''',
+    },
+}
