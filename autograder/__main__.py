@@ -21,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("submissions", help="folder: one sub-folder (or one .ipynb with --chapter) per student")
     p.add_argument("--out", default="grading", help="course folder to create (default ./grading)")
     p.add_argument("--chapter", help="the chapter, when each student is a single .ipynb file")
+    p.add_argument("--timeout", type=int, default=None,
+                   help="seconds allowed per cell before it is interrupted and scored 0 (default 120)")
 
     p = sub.add_parser("execute", help="run notebooks top to bottom and report time and errors")
     p.add_argument("notebooks", nargs="+")

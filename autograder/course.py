@@ -64,6 +64,7 @@ class CourseDir:
     """
 
     root: Path
+    cell_timeout: int | None = None     # seconds per cell; None keeps nbgrader_config.py's value
 
     @classmethod
     def create(cls, root: Path, chapters: list[str] | None = None,
@@ -88,6 +89,8 @@ class CourseDir:
         config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
         config.CourseDirectory.root = str(self.root)
         config.NbGraderAPI.log_level = "ERROR"
+        if self.cell_timeout is not None:
+            config.Execute.timeout = self.cell_timeout
         return NbGraderAPI(CourseDirectory(config=config), config=config)
 
     def _check(self, result: dict, what: str) -> dict:

@@ -131,13 +131,14 @@ def _reason(result: dict) -> str:
     return "grading failed"
 
 
-def grade(submissions: list[Submission], out: Path) -> list[Result]:
+def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = None) -> list[Result]:
     # nbgrader 0.9 trips SQLAlchemy 2's autoflush warnings; they say nothing about the grades.
     from sqlalchemy.exc import SAWarning
     warnings.filterwarnings("ignore", category=SAWarning)
     out = Path(out).resolve()
     chapters = sorted({s.chapter for s in submissions})
     course = CourseDir.create(out, chapters)
+    course.cell_timeout = cell_timeout
     for name in chapters:
         course.generate(name)
     errors: dict[tuple[str, str], str] = {}
@@ -192,7 +193,7 @@ def _write_csvs(out: Path, results: list[Result]) -> None:
 def main(args) -> int:
     chapter = resolve_chapter(args.chapter) if args.chapter else None
     subs = find_submissions(Path(args.submissions), chapter)
-    results = grade(subs, Path(args.out))
+    results = grade(subs, Path(args.out), cell_timeout=args.timeout)
     width = max(len(r.student) for r in results)
     for r in sorted(results, key=lambda r: (r.chapter, r.student)):
         print(f"{r.chapter}  {r.student:<{width}}  {r.score:5g} / {r.max_score:g}  {r.status}")

@@ -65,3 +65,18 @@ def test_one_file_per_student_layout_needs_the_chapter(tmp_path):
         find_submissions(tmp_path)
     (sub,) = find_submissions(tmp_path, FIRST)
     assert sub.student == "ana_maria" and sub.chapter == FIRST
+
+
+def test_a_hanging_submission_is_interrupted_and_the_rest_still_counts(tmp_path):
+    sol = solution_nb(FIRST)
+    last_ex = [c for c in sol.cells if meta(c).get("solution")][-1]
+    hang = nbformat.from_dict(sol)
+    for cell in hang.cells:
+        if meta(cell).get("grade_id") == meta(last_ex)["grade_id"]:
+            cell.source = "while True:\n    pass"
+    (tmp_path / "subs" / "looper").mkdir(parents=True)
+    notebooks.write(hang, tmp_path / "subs" / "looper" / f"{FIRST}.ipynb")
+    (result,) = grade(find_submissions(tmp_path / "subs"), tmp_path / "grading", cell_timeout=5)
+    # The loop is interrupted after 5 s; the exercises before it keep their points.
+    assert result.status == "graded", result.status
+    assert 0 < result.score < result.max_score
