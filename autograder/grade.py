@@ -12,7 +12,9 @@ write `grades.csv` (one row per student and chapter: score, max_score, status),
 `grades_by_test.csv` (one row per graded test cell) and nbgrader's own export
 `nbgrader_grades.csv`. Submissions are copied, never modified. A notebook that cannot
 be read, or whose grading crashes, gets zero with the reason in `status`; the rest of
-the class is graded as usual.
+the class is graded as usual. A cell that hangs is interrupted after the cell timeout,
+and one that kills its kernel fails with the cells after it (`resilient_execute`), so in
+both cases the exercises before it keep their points.
 """
 from __future__ import annotations
 

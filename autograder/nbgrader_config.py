@@ -29,6 +29,17 @@ c.Execute.allow_errors = True
 c.Execute.execute_retries = 1
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]   # no transport warning in the log
 c.OverwriteCells.add_missing_cells = True
+
+# A cell that kills the kernel fails itself and the cells after it, not the whole
+# submission: the exercises solved before it keep their points.
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
+                                    LimitOutput, SaveAutoGrades)
+
+from autograder.resilient_execute import ResilientExecute  # noqa: E402
+
+c.Autograde.autograde_preprocessors = [ResilientExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 c.Autograde.create_student = True
 
 # Chapters are self-contained; no header/footer notebooks, no late penalties.
