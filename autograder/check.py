@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 
 from . import notebooks
+from .resilient_execute import ResilientExecute
 from .course import QUIET_KERNEL, SOLUTIONS_DIR, chapter_names, nbgrader_env, resolve_chapter
 
 
@@ -88,6 +88,8 @@ def identify_chapter(path: Path, learner: nbformat.NotebookNode) -> str:
 def _failure_message(cell) -> str:
     for output in cell.get("outputs", []):
         if output.output_type == "error":
+            if output.ename == "KernelDied":
+                return output.evalue
             if output.ename == "NotImplementedError":
                 return "not attempted yet (the exercise still raises NotImplementedError)"
             return f"{output.ename}: {output.evalue}".strip()
@@ -106,12 +108,14 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
     nb = with_instructor_tests(learner, solution)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="course-check-") as tmp:
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL, allow_errors=True,
-                                interrupt_on_timeout=True, resources={"metadata": {"path": tmp}})
+        # The grader's own executor: a hanging cell is interrupted, a cell that kills the
+        # kernel fails with the cells after it, exactly as when an instructor grades.
+        executor = ResilientExecute(timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL,
+                                    allow_errors=True, interrupt_on_timeout=True)
         saved = dict(os.environ)
         os.environ.update(nbgrader_env())
         try:
-            client.execute()
+            nb, _ = executor.preprocess(nb, {"metadata": {"path": tmp}})
         finally:
             os.environ.clear()
             os.environ.update(saved)
