@@ -10,7 +10,6 @@ cell earns its points unless it raises or writes to stderr.
 """
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ import nbformat
 
 from . import notebooks
 from .resilient_execute import ResilientExecute
-from .course import QUIET_KERNEL, SOLUTIONS_DIR, chapter_names, nbgrader_env, resolve_chapter
+from .course import QUIET_KERNEL, SOLUTIONS_DIR, chapter_names, kernel_environment, resolve_chapter
 
 
 @dataclass
@@ -112,13 +111,8 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
         # kernel fails with the cells after it, exactly as when an instructor grades.
         executor = ResilientExecute(timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL,
                                     allow_errors=True, interrupt_on_timeout=True)
-        saved = dict(os.environ)
-        os.environ.update(nbgrader_env())
-        try:
+        with kernel_environment():
             nb, _ = executor.preprocess(nb, {"metadata": {"path": tmp}})
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
     elapsed = time.perf_counter() - start
     outcomes = []
     exercise = "setup"

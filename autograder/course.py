@@ -8,6 +8,7 @@ with the environment's `bin/` on PATH (nbgrader shells out to `alembic`).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -53,6 +54,18 @@ def nbgrader_env() -> dict:
     # Notebooks draw figures without a display.
     env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     return env
+
+
+@contextlib.contextmanager
+def kernel_environment():
+    """Run notebooks with `nbgrader_env()` (kernels inherit it), restoring os.environ afterwards."""
+    saved = dict(os.environ)
+    os.environ.update(nbgrader_env())
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 @dataclass

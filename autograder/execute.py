@@ -5,7 +5,6 @@ benchmark script (every chapter must run in under a minute on a 2-core laptop).
 """
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from . import notebooks
-from .course import QUIET_KERNEL, nbgrader_env
+from .course import QUIET_KERNEL, kernel_environment
 
 
 @dataclass
@@ -34,16 +33,10 @@ def execute(nb: nbformat.NotebookNode | str | Path, timeout: int = 300, allow_er
     if not isinstance(nb, nbformat.NotebookNode):
         nb = notebooks.read(nb)
     nb = nbformat.from_dict(nb)
-    saved = dict(os.environ)
-    os.environ.update(nbgrader_env())
     start = time.perf_counter()
-    try:
-        with tempfile.TemporaryDirectory(prefix="course-exec-") as tmp:
-            NotebookClient(nb, timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL, allow_errors=allow_errors,
-                           resources={"metadata": {"path": tmp}}).execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    with kernel_environment(), tempfile.TemporaryDirectory(prefix="course-exec-") as tmp:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL,
+                       allow_errors=allow_errors, resources={"metadata": {"path": tmp}}).execute()
     seconds = time.perf_counter() - start
     errors = [(i, f"{o.ename}: {o.evalue}") for i, c in enumerate(nb.cells) if c.cell_type == "code"
               for o in c.get("outputs", []) if o.output_type == "error"]
