@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 
 from . import notebooks
+from .notebooks import nbgrader_meta
 from .resilient_execute import ResilientExecute
 from .course import QUIET_KERNEL, SOLUTIONS_DIR, chapter_names, kernel_environment, resolve_chapter
 
@@ -31,34 +32,30 @@ class TestOutcome:
     message: str          # empty when passed
 
 
-def _nbgrader_meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def with_instructor_tests(learner: nbformat.NotebookNode, solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The learner's notebook with every locked/test cell replaced by the instructor's
     version; test cells the learner deleted are put back after the preceding cell."""
-    reference = {_nbgrader_meta(c)["grade_id"]: c for c in solution.cells
-                 if _nbgrader_meta(c).get("grade_id") and (_nbgrader_meta(c).get("grade")
-                                                           or _nbgrader_meta(c).get("locked"))
-                 and not _nbgrader_meta(c).get("solution")}
+    reference = {nbgrader_meta(c)["grade_id"]: c for c in solution.cells
+                 if nbgrader_meta(c).get("grade_id") and (nbgrader_meta(c).get("grade")
+                                                           or nbgrader_meta(c).get("locked"))
+                 and not nbgrader_meta(c).get("solution")}
     out = nbformat.from_dict(learner)
     seen = set()
     cells = []
     for cell in out.cells:
-        gid = _nbgrader_meta(cell).get("grade_id")
+        gid = nbgrader_meta(cell).get("grade_id")
         if gid in reference and gid not in seen:
             cells.append(nbformat.from_dict(reference[gid]))
             seen.add(gid)
         elif gid not in reference:
             cells.append(cell)
     # Put back missing reference cells right after the cell that precedes them in the solution.
-    order = [_nbgrader_meta(c).get("grade_id") for c in solution.cells]
+    order = [nbgrader_meta(c).get("grade_id") for c in solution.cells]
     for gid in [g for g in order if g in reference and g not in seen]:
         prev_ids = order[:order.index(gid)]
         pos = len(cells)
         for i, cell in enumerate(cells):
-            if _nbgrader_meta(cell).get("grade_id") in prev_ids:
+            if nbgrader_meta(cell).get("grade_id") in prev_ids:
                 pos = i + 1
         cells.insert(pos, nbformat.from_dict(reference[gid]))
     out.cells = cells
@@ -72,11 +69,11 @@ def identify_chapter(path: Path, learner: nbformat.NotebookNode) -> str:
         return resolve_chapter(path.stem)
     except SystemExit:
         pass
-    ids = {_nbgrader_meta(c).get("grade_id") for c in learner.cells} - {None}
+    ids = {nbgrader_meta(c).get("grade_id") for c in learner.cells} - {None}
     best, best_overlap = None, 0
     for name in chapter_names():
         sol = notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb")
-        overlap = len(ids & {_nbgrader_meta(c).get("grade_id") for c in sol.cells})
+        overlap = len(ids & {nbgrader_meta(c).get("grade_id") for c in sol.cells})
         if overlap > best_overlap:
             best, best_overlap = name, overlap
     if best is None:
@@ -117,7 +114,7 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
     outcomes = []
     exercise = "setup"
     for cell in nb.cells:
-        meta = _nbgrader_meta(cell)
+        meta = nbgrader_meta(cell)
         if meta.get("solution"):
             exercise = meta.get("grade_id", exercise)
         if meta.get("grade") and cell.cell_type == "code":

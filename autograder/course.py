@@ -81,7 +81,7 @@ class CourseDir:
 
     @classmethod
     def create(cls, root: Path, chapters: list[str] | None = None,
-               solutions_dir: Path = SOLUTIONS_DIR) -> "CourseDir":
+               solutions_dir: Path = SOLUTIONS_DIR, cell_timeout: int | None = None) -> "CourseDir":
         root = Path(root).resolve()
         root.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(CONFIG_FILE, root / "nbgrader_config.py")
@@ -89,7 +89,7 @@ class CourseDir:
             dest = root / "source" / name
             dest.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(solutions_dir / f"{name}.ipynb", dest / f"{name}.ipynb")
-        return cls(root)
+        return cls(root, cell_timeout)
 
     @functools.cached_property
     def api(self):
@@ -105,6 +105,14 @@ class CourseDir:
         if self.cell_timeout is not None:
             config.Execute.timeout = self.cell_timeout
         return NbGraderAPI(CourseDirectory(config=config), config=config)
+
+    @contextlib.contextmanager
+    def gradebook(self):
+        """nbgrader's gradebook of this course directory, opened and closed around the block."""
+        from nbgrader.api import Gradebook
+
+        with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
+            yield gb
 
     def _check(self, result: dict, what: str) -> dict:
         if not result.get("success"):

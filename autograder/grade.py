@@ -100,10 +100,10 @@ def _readable(path: Path) -> str | None:
 
 
 def _collect(course: CourseDir, subs: list[Submission], errors: dict) -> list[Result]:
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
     results = []
-    with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}") as gb:
+    with course.gradebook() as gb:
         for s in subs:
             max_score = float(gb.find_assignment(s.chapter).max_score)
             reason = errors.get((s.student, s.chapter))
@@ -139,8 +139,7 @@ def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = N
     warnings.filterwarnings("ignore", category=SAWarning)
     out = Path(out).resolve()
     chapters = sorted({s.chapter for s in submissions})
-    course = CourseDir.create(out, chapters)
-    course.cell_timeout = cell_timeout
+    course = CourseDir.create(out, chapters, cell_timeout=cell_timeout)
     for name in chapters:
         course.generate(name)
     errors: dict[tuple[str, str], str] = {}
@@ -170,10 +169,9 @@ def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = N
 
 
 def _export_nbgrader_csv(course: CourseDir, path: Path) -> None:
-    from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
 
-    with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}") as gb:
+    with course.gradebook() as gb:
         CsvExportPlugin(to=str(path)).export(gb)
 
 

@@ -105,10 +105,6 @@ def is_normalized(path: str | Path) -> bool:
     return dumps(loads(text)) == text
 
 
-def grade_cells(nb: nbformat.NotebookNode) -> list:
-    """The cells nbgrader awards points for, in notebook order."""
-    return [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
-
-
-def solution_cells(nb: nbformat.NotebookNode) -> list:
-    return [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+def nbgrader_meta(cell) -> dict:
+    """The nbgrader metadata of a cell ({} for an ordinary cell)."""
+    return cell.get("metadata", {}).get("nbgrader", {})

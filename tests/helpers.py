@@ -6,6 +6,7 @@ import re
 import nbformat
 
 from autograder import notebooks
+from autograder.notebooks import nbgrader_meta as meta
 from autograder.course import CHAPTERS_DIR, SOLUTIONS_DIR, chapter_names
 
 CHAPTERS = chapter_names()
@@ -17,10 +18,6 @@ def solution_nb(name: str) -> nbformat.NotebookNode:
 
 def student_nb(name: str) -> nbformat.NotebookNode:
     return notebooks.read(CHAPTERS_DIR / f"{name}.ipynb")
-
-
-def meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 def hidden_blocks(source: str) -> list[str]:
