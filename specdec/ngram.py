@@ -1,0 +1,148 @@
+"""Drafting from the context itself: prompt lookup (n-gram) drafting and its acceptance.
+
+When the output copies its input (editing code, summarizing, answering from retrieved text),
+the context is a free draft. The drafter takes the last `n` tokens of the context (the
+suffix), finds their most recent *earlier* occurrence, one that starts before the suffix
+starts, and proposes up to `k` tokens that followed it. If the suffix never occurred
+earlier it tries the last n - 1 tokens, and so on down to 1; with no match it proposes
+nothing.
+
+    >>> ngram_draft("a b c X a b c Y a b c".split(), n=3, k=2)
+    ['Y', 'a']
+    >>> tok("def f(x):\\n    return x ** 2")
+    ['def', 'f', '(', 'x', ')', ':', '\\n', 'return', 'x', '**', '2']
+    >>> stats = lookup_acceptance(tok("x = 1\\ny = 2\\n"), tok("x = 1\\ny = 3\\n"), n=2, k=4)
+    >>> stats["target_passes"], stats["drafted"], stats["accepted"]
+    (4, 9, 4)
+
+`lookup_acceptance` replays a greedy target that writes a known text: each round drafts
+from the context (prompt plus what is written so far), keeps the drafts that equal the
+text's next tokens, and adds one token of the target's own.
+"""
+from __future__ import annotations
+
+import re
+from typing import Hashable, Sequence
+
+_TOKEN = re.compile(r"""
+    [A-Za-z_][A-Za-z_0-9]*          # identifiers and keywords
+  | \d+(?:\.\d+)?                   # numbers
+  | \*\*=?|//=?|->|==|!=|<=|>=|:=|<<|>>|[-+*/%&|^@]=   # multi-character operators
+  | \n                              # line breaks (indentation is dropped)
+  | [^\sA-Za-z_0-9]                 # any other single character: brackets, quotes, dots
+""", re.VERBOSE)
+
+
+def tok(text: str) -> list[str]:
+    """Split code-like text into tokens: identifiers, numbers, operators, punctuation and
+    line breaks. Spaces and indentation are dropped, so two texts that differ only in
+    spacing tokenize the same.
+
+    >>> tok("if a<=b: print('hi')")
+    ['if', 'a', '<=', 'b', ':', 'print', '(', "'", 'hi', "'", ')']
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"tok splits a string, got {type(text).__name__}")
+    return _TOKEN.findall(text)
+
+
+def _check_nk(n, k) -> None:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n (the longest suffix to look up) must be an int >= 1, got {n!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise ValueError(f"k (the most tokens to propose) must be an int >= 0, got {k!r}")
+
+
+def ngram_draft(context: Sequence[Hashable], n: int, k: int) -> list:
+    """Prompt-lookup draft: up to k tokens that followed the most recent earlier occurrence
+    of the longest suffix of length <= n that occurred earlier; [] if none did.
+
+    >>> ngram_draft([1, 2, 3, 1, 2], n=2, k=3)
+    [3, 1, 2]
+    >>> ngram_draft(["a", "b"], n=2, k=3)
+    []
+    """
+    _check_nk(n, k)
+    context = list(context)
+    L = len(context)
+    if k == 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for start in range(L - m - 1, -1, -1):          # most recent first; start < L - m
+            if context[start:start + m] == suffix:
+                return context[start + m:start + m + k]
+    return []
+
+
+class PromptLookup:
+    """Incremental prompt lookup: the same proposals as `ngram_draft`, in O(n) per step.
+
+    It indexes every m-gram (m = 1..n) by its most recent start, keeping the index one
+    token behind the context so that the suffix never matches itself.
+
+    >>> pl = PromptLookup("a b c X a b c Y a b".split(), n=3)
+    >>> pl.append("c"); pl.draft(2)
+    ['Y', 'a']
+    """
+
+    def __init__(self, context: Sequence[Hashable] = (), n: int = 3):
+        _check_nk(n, 0)
+        self.n = n
+        self.tokens: list = []
+        self._last: dict[tuple, int] = {}      # m-gram -> most recent start indexed so far
+        for t in context:
+            self.append(t)
+
+    def append(self, token: Hashable) -> None:
+        """Add one token; index the m-grams that end just before it (they are now 'earlier')."""
+        self.tokens.append(token)
+        end = len(self.tokens) - 1               # grams ending at `end` (exclusive) start before any suffix
+        for m in range(1, self.n + 1):
+            start = end - m
+            if start >= 0:
+                self._last[tuple(self.tokens[start:end])] = start
+
+    def draft(self, k: int) -> list:
+        """Up to k proposed tokens, exactly as `ngram_draft(self.tokens, self.n, k)`."""
+        _check_nk(self.n, k)
+        L = len(self.tokens)
+        if k == 0:
+            return []
+        for m in range(min(self.n, L - 1), 0, -1):
+            start = self._last.get(tuple(self.tokens[L - m:]))
+            if start is not None:
+                return self.tokens[start + m:start + m + k]
+        return []
+
+
+def lookup_acceptance(prompt: Sequence[Hashable], text: Sequence[Hashable], n: int, k: int) -> dict:
+    """Replay a greedy target that writes `text` after `prompt`, drafting by prompt lookup.
+
+    Each round proposes up to k tokens from the context, keeps the longest prefix equal to
+    the text's next tokens, and emits one more token of the target's (a correction, or a
+    bonus after a fully kept draft). Returns counts: target_passes, drafted, accepted,
+    rounds_with_draft, tokens (= len(text)); and the rates acceptance (accepted / drafted)
+    and tokens_per_pass.
+    """
+    _check_nk(n, k)
+    text = list(text)
+    lookup = PromptLookup(prompt, n)
+    passes = drafted = accepted = with_draft = 0
+    i = 0
+    while i < len(text):
+        proposal = lookup.draft(min(k, len(text) - i - 1)) if len(text) - i > 1 else []
+        j = 0
+        while j < len(proposal) and proposal[j] == text[i + j]:
+            j += 1
+        passes += 1
+        drafted += len(proposal)
+        accepted += j
+        with_draft += bool(proposal)
+        for t in text[i:i + j + 1]:               # the kept drafts and the target's own token
+            lookup.append(t)
+        i += j + 1
+    return {"target_passes": passes, "drafted": drafted, "accepted": accepted,
+            "rounds_with_draft": with_draft, "tokens": len(text),
+            "acceptance": accepted / drafted if drafted else 0.0,
+            "tokens_per_pass": len(text) / passes if passes else 0.0}
