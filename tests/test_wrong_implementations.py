@@ -1,8 +1,11 @@
-"""The hidden tests have power: every known wrong answer loses points through the real autograder,
-the reference solutions get full marks and the empty stubs get zero.
+"""The hidden tests have power: every known wrong answer loses points, the reference
+solutions keep them all, and handing an exercise to the course library earns nothing.
 
 The wrong answers live in tests/wrong_implementations/chNN.py; each module's comments
-record the statistic or the failing case that catches each one.
+record the statistic or the failing case that catches each one. They run through the
+fast harness (tests/power.py: only the graded cells, one kernel per chapter); one real
+nbgrader autograde per chapter checks that nbgrader scores a wrong answer exactly as
+the harness says.
 """
 import csv
 import importlib
@@ -11,9 +14,12 @@ import pytest
 
 from autograder import notebooks
 from autograder.grade import find_submissions, grade
-from tests.helpers import CHAPTERS, replace_solution, solution_nb, student_nb
+from tests.helpers import CHAPTERS, replace_solution, solution_nb
+from tests.power import exercise_tests, graded_cells, run_power
 
 pytestmark = pytest.mark.slow
+
+DELEGATION_FORMS = ("delegate_same_object", "delegate_thin_wrapper", "delegate_through_module")
 
 
 def _wrong(name):
@@ -25,23 +31,51 @@ def _wrong(name):
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_every_wrong_implementation_loses_points(name, tmp_path):
+def test_every_exercise_keeps_the_three_delegation_forms(name):
     wrong = _wrong(name)
+    for exercise in exercise_tests(graded_cells(solution_nb(name))):
+        missing = [f for f in DELEGATION_FORMS if f not in wrong.get(exercise, {})]
+        assert not missing, (f"{name}: exercise {exercise} has no wrong implementations {missing} in "
+                             f"tests/wrong_implementations/ch{name[:2]}.py (use delegation_forms)")
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_every_wrong_implementation_loses_points(name):
+    report = run_power(solution_nb(name), _wrong(name))
+    print(f"{name}: {len(report.bugs)} wrong answers in {report.seconds:.1f} s")
+    assert not report.failures, f"{name}: the reference solution fails test cells: {report.failures}"
+    assert report.baseline, f"{name}: no test cells ran"
+    uncaught = [f"{ex}/{bug}" for (ex, bug), tests in report.bugs.items() if all(tests.values())]
+    assert not uncaught, f"{name}: wrong implementations that still pass every test: {uncaught}"
+    for (ex, bug), tests in report.bugs.items():
+        if bug.startswith("delegate_"):
+            scored = [t for t in report.exercise_tests[ex] if tests.get(t)]
+            assert not scored, f"{name}: {ex}/{bug} hands the exercise to the library yet passes {scored}"
+            why = report.messages[(ex, bug)][report.exercise_tests[ex][0]]
+            assert "course library" in why, f"{name}: {ex}/{bug} fails, but not with the delegation message: {why}"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_nbgrader_scores_a_wrong_answer_as_the_harness_does(name, tmp_path):
+    """One real autograde per chapter: the solution, and the first wrong answer of the table."""
+    candidates = [(ex, bug, source) for ex, bugs in _wrong(name).items() for bug, source in bugs.items()
+                  if not bug.startswith("delegate_")]
+    assert candidates, f"{name}: no wrong implementations other than delegation in ch{name[:2]}.py"
+    exercise, bug, source = candidates[0]
+    harness = run_power(solution_nb(name), {exercise: {bug: source}}).bugs[(exercise, bug)]
+
     subs = tmp_path / "subs"
-    submissions = {"solution": solution_nb(name), "empty": student_nb(name)}
-    for grade_id, bugs in wrong.items():
-        for bug, source in bugs.items():
-            submissions[f"{grade_id}__{bug}"] = replace_solution(solution_nb(name), grade_id, source)
-    for student, nb in submissions.items():
+    for student, nb in {"solution": solution_nb(name),
+                        "wrong": replace_solution(solution_nb(name), exercise, source)}.items():
         (subs / student).mkdir(parents=True)
         notebooks.write(nb, subs / student / f"{name}.ipynb")
     grade(find_submissions(subs), tmp_path / "grading")
-    with open(tmp_path / "grading" / "grades.csv") as f:
-        rows = {r["student_id"]: r for r in csv.DictReader(f)}
-    full = float(rows["solution"]["max_score"])
-    assert float(rows["solution"]["score"]) == full, f"{name}: the reference solution lost points"
-    assert float(rows["empty"]["score"]) == 0, f"{name}: the empty stub earned points"
-    uncaught = [s for s in rows if "__" in s and float(rows[s]["score"]) >= full]
-    assert not uncaught, f"{name}: wrong implementations that still get full marks: {uncaught}"
-    crashed = [s for s in rows if rows[s]["status"] != "graded"]
-    assert not crashed, f"{name}: grading failed for {crashed}"
+    with open(tmp_path / "grading" / "grades_by_test.csv") as f:
+        scores = {(r["student_id"], r["test"]): (float(r["score"]), float(r["max_score"])) for r in csv.DictReader(f)}
+    for (student, test), (score, full) in scores.items():
+        if student == "solution":
+            assert score == full, f"{name}: nbgrader gave the solution {score}/{full} on {test}"
+        elif test in harness:
+            assert (score == full) == harness[test], (
+                f"{name}: for {exercise}/{bug} on {test}, nbgrader gave {score}/{full} but the harness says "
+                f"{'pass' if harness[test] else 'fail'}")
