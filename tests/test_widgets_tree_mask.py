@@ -1,0 +1,118 @@
+"""Tests for widgets.tree_mask: clicks and choices driven from Python, state checked against
+specdec.trees, bad input answered in the widget. Writes PNGs of two states to a folder under
+the system's temporary directory (printed; never part of the repository)."""
+import os
+import tempfile
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+
+from specdec.trees import ancestors, greedy_tree_walk, tree_attention_mask  # noqa: E402
+from widgets.tree_mask import EXAMPLE_PARENTS, EXAMPLE_TOKENS, tree_mask_explorer  # noqa: E402
+
+SHOTS = os.path.join(tempfile.gettempdir(), "course-screenshots")
+
+
+def check_consistent(ex):
+    mask, pos = tree_attention_mask(ex.parents, 2)
+    assert np.array_equal(ex.mask, mask) and np.array_equal(ex.position_ids, pos)
+    assert ex.mask.shape == (ex.n, 2 + ex.n)
+    assert (ex.kept_branch, ex.emitted) == greedy_tree_walk(ex.tokens, ex.parents, ex.target_next)
+    assert ex.parents_box.value == ", ".join(str(v) for v in ex.parents)
+    assert [o[1] for o in ex.node_buttons.options] == list(range(ex.n))
+
+
+def test_opens_on_the_example_tree():
+    ex = tree_mask_explorer()
+    assert ex.parents == EXAMPLE_PARENTS and tuple(ex.tokens) == EXAMPLE_TOKENS and ex.prefix == ("The", "cat")
+    assert ex.position_ids.tolist() == [2, 2, 3, 3, 3, 4]
+    assert ex.selected is None and ex.highlighted_row is None and ex.message == ""
+    assert ex.kept_branch == [0, 2, 5] and ex.emitted == ["sat", "on", "the", "mat"]
+    assert bytes(ex.image.value)[:4] == b"\x89PNG"
+    assert len(ex.choice_boxes.children) == 4            # depths 0..2 plus the extra token's depth
+    check_consistent(ex)
+
+
+def test_clicking_a_node_highlights_its_row_and_ancestors():
+    ex = tree_mask_explorer()
+    for node in range(6):
+        ex.node_buttons.value = node                     # what a click in the browser does
+        assert ex.selected == node and ex.highlighted_row == node
+        assert ex.highlighted_nodes == sorted(ancestors(ex.parents, node) + [node])
+        assert ex.highlighted_nodes == np.flatnonzero(ex.mask[node, 2:]).tolist()
+        assert f"position id {ex.position_ids[node]}" in ex.readout.value
+    ex.click(None)
+    assert ex.highlighted_row is None and ex.highlighted_nodes == []
+    ex.click(17)
+    assert "no node 17" in ex.message and ex.selected is None
+
+
+def test_target_choices_move_the_kept_branch():
+    ex = tree_mask_explorer()
+    ex.choice_boxes.children[1].value = "down"          # the target writes "down" after "sat"
+    assert ex.kept_branch == [0, 3] and ex.emitted == ["sat", "down", "the"]
+    ex.choose(0, "is")
+    assert ex.kept_branch == [1] and ex.emitted == ["is", "down"]
+    ex.choose(1, "a")
+    assert ex.kept_branch == [1, 4] and ex.emitted == ["is", "a", "the"]
+    ex.choose(0, "here")                                # nothing matches: the target's token alone
+    assert ex.kept_branch == [] and ex.emitted == ["here"]
+    assert ex.choice_boxes.children[0].value == "here"
+    check_consistent(ex)
+
+
+def test_editing_the_tree():
+    ex = tree_mask_explorer()
+    before = (ex.figure, ex._mask_image, ex._dots)
+    ex.click(4)
+    ex.token_box.value = "here"
+    ex.add_button.click()                               # a child of the selected node
+    assert ex.parents == EXAMPLE_PARENTS + (4,) and ex.tokens[-1] == "here" and ex.selected == 4
+    check_consistent(ex)
+    ex.click(0)
+    ex.remove_button.click()                            # node 0 and its subtree go; others renumbered
+    assert ex.parents == (-1, 0, 1) and ex.tokens == ["is", "a", "here"] and ex.selected is None
+    check_consistent(ex)
+    ex.parents_box.value, ex.tokens_box.value = "-1, 0, 1, 2, 0", "sat on the mat down"
+    ex.apply_button.click()
+    assert ex.parents == (-1, 0, 1, 2, 0) and ex.tokens == ["sat", "on", "the", "mat", "down"]
+    assert len(ex.choice_boxes.children) == 5
+    check_consistent(ex)
+    assert (ex.figure, ex._mask_image, ex._dots) == before and len(ex.figure.axes) == 2   # updated, not rebuilt
+
+
+def test_invalid_trees_get_a_message_not_a_traceback():
+    ex = tree_mask_explorer()
+    for parents, tokens in [("-1, 3", None), ("0", None), ("-1, x", None), ("-1, -2", None),
+                            ("-1", "a b"), ("", None), (", ".join(["-1"] * 13), None)]:
+        ex.parents_box.value, ex.tokens_box.value = parents, tokens or ""
+        ex.apply_button.click()
+        assert ex.message.startswith("Invalid tree"), (parents, ex.message)
+        assert "color:#b00020" in ex.message_html.value
+        assert ex.parents == EXAMPLE_PARENTS                 # the last valid tree stays
+    ex.remove_button.click()                                 # nothing selected
+    assert "Select a node" in ex.message
+    ex.set_tree("-1 0 0")                                    # typed without tokens: placeholders fill in
+    assert ex.message == "" and ex.tokens == ["sat", "is", "on"]
+
+
+def test_screenshots_of_two_states():
+    os.makedirs(SHOTS, exist_ok=True)
+    ex = tree_mask_explorer()
+    ex.click(5)
+    first = os.path.join(SHOTS, "tree_mask_example_node5.png")
+    with open(first, "wb") as f:
+        f.write(ex.png())
+    ex.choose(0, "is")
+    ex.add_child(4, "here")
+    ex.click(6)
+    second = os.path.join(SHOTS, "tree_mask_edited_branch_is.png")
+    with open(second, "wb") as f:
+        f.write(ex.png())
+    print(f"tree-mask explorer screenshots written to {SHOTS}")
+    for path in (first, second):
+        with open(path, "rb") as f:
+            assert f.read(4) == b"\x89PNG"
