@@ -6,6 +6,42 @@ are deterministic formulas, so no chi-square statistics are involved; the commen
 entry names the test cell and the case that catches it.
 """
 
+from tests.wrong_implementations.delegation import delegation_forms
+
+_T_PASS_DEF = "def t_pass(B, k, t_W, t_K, t_F, t_0=0.0):"
+_FREE_K_DEF = "def largest_free_k(model, gpu, n_gpu, T_bar, B):"
+
+# The library's functions have the exercises' own names, so delegation_forms' thin wrapper would only call
+# itself (RecursionError); a learner imports the library's function under another name, and that form
+# replaces it. The StepCost route is a fourth way in. All compute the right answer and are refused by
+# the hidden assert_own_work check of every test cell ("... calls the course library's t_pass ...").
+_ALIASED = {
+    "ex_t_pass": {
+        "delegate_thin_wrapper": f"""from specdec.cost_model import t_pass as library_t_pass
+
+{_T_PASS_DEF}
+    return library_t_pass(B, k, t_W, t_K, t_F, t_0)
+""",
+        "delegate_through_step_cost_object": f"""from specdec.cost_model import StepCost
+
+{_T_PASS_DEF}
+    return StepCost(t_W, t_K, t_F, t_0).t_pass(B, k)
+""",
+    },
+    "ex_largest_free_k": {
+        "delegate_thin_wrapper": f"""from specdec.cost_model import largest_free_k as library_free_k
+
+{_FREE_K_DEF}
+    return library_free_k(model, gpu, n_gpu, T_bar, B)
+""",
+        "delegate_through_step_cost_object": f"""from specdec.cost_model import step_cost
+
+{_FREE_K_DEF}
+    return step_cost(model, gpu, n_gpu, T_bar).largest_free_k(B)
+""",
+    },
+}
+
 _T_PASS_HEAD = '''def t_pass(B, k, t_W, t_K, t_F, t_0=0.0):
     """Time (seconds) of one pass over k new tokens for each of B sequences."""
     B = np.asarray(B, dtype=float)
@@ -31,6 +67,8 @@ _FREE_K_TIMES = '''    t_W = model.bytes_per_weight * model.n_params / bandwidth
 
 WRONG = {
     "ex_t_pass": {
+        **delegation_forms(_T_PASS_DEF, "specdec.cost_model", "t_pass"),
+        **_ALIASED["ex_t_pass"],
         # test_t_pass_values (visible): 5 tokens of Llama 3.1 70B cost t_W + 5 t_F = 5.36 ms, not 5.27 ms.
         "sum_instead_of_max": _T_PASS_HEAD + '''    out = t_W + B * t_K + k * B * t_F + t_0
     return float(out) if out.ndim == 0 else out
@@ -67,6 +105,8 @@ WRONG = {
 ''',
     },
     "ex_largest_free_k": {
+        **delegation_forms(_FREE_K_DEF, "specdec.cost_model", "largest_free_k"),
+        **_ALIASED["ex_largest_free_k"],
         # test_free_k_batch_context (visible): B=64, T_bar=64 has ratio 4.76 -> round gives 5, not 4.
         "round_instead_of_floor": _FREE_K_HEAD + _FREE_K_TIMES + '''    return int(round((t_W + B * t_K) / (B * t_F)))
 ''',
