@@ -3,6 +3,9 @@
     python benchmarks/run.py            # every chapter + one whole-course autograde
     python benchmarks/run.py --quick    # chapters only
 
+It also reports what each chapter costs the test suite: the fast power harness that runs
+every wrong answer of the chapter (tests/power.py), beside the chapter's own run time.
+
 Machines here are noisy, so every figure is also given as a ratio: to the cost of
 starting a kernel and running an empty notebook (measured in the same run), and to its
 budget (a chapter must run in < 60 s on a 2-core laptop; autograding one student's
@@ -12,6 +15,7 @@ own time (budget 5 s each).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import tempfile
 import time
@@ -25,7 +29,18 @@ from autograder.course import SOLUTIONS_DIR, chapter_names
 from autograder.execute import execute
 from autograder.grade import find_submissions, grade
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))     # the tests package, for the harness
+from tests.power import run_power  # noqa: E402
+
 CHAPTER_BUDGET_S = 60.0
+
+
+def _wrong_implementations(name: str) -> dict:
+    try:
+        return importlib.import_module(f"tests.wrong_implementations.ch{name[:2]}").WRONG
+    except ModuleNotFoundError:
+        return {}
+
 COURSE_GRADE_BUDGET_S = 180.0
 CHI2_TEST_BUDGET_S = 5.0
 
@@ -46,10 +61,16 @@ def main() -> int:
     args = parser.parse_args()
 
     baseline = execute(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])).seconds
-    rows, chi2_rows = [], []
+    rows, chi2_rows, power_rows = [], [], []
     for name in chapter_names():
         result = execute(SOLUTIONS_DIR / f"{name}.ipynb")
         rows.append((f"chapter {name}", result.seconds, CHAPTER_BUDGET_S, "errors!" if result.errors else ""))
+        wrong = _wrong_implementations(name)
+        if wrong and not args.quick:
+            report = run_power(notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb"), wrong)
+            n_bugs = sum(len(b) for b in wrong.values())
+            power_rows.append((f"power harness {name} ({n_bugs} wrong answers)", report.seconds,
+                               CHAPTER_BUDGET_S, "solution fails!" if report.failures else ""))
         for cell in result.notebook.cells:
             grading = cell.get("metadata", {}).get("nbgrader", {})
             if grading.get("grade") and "assert_distribution" in cell.source:
@@ -70,7 +91,8 @@ def main() -> int:
 
     print(f"kernel start + empty notebook: {baseline:.2f} s (the unit of the 'x baseline' column)\n")
     header = f"{'what':<52}{'seconds':>9}{'x baseline':>12}{'of budget':>11}  note"
-    for title, table in (("Run times", rows), ("Chi-square test cells", chi2_rows)):
+    for title, table in (("Run times", rows), ("Test-suite cost per chapter", power_rows),
+                         ("Chi-square test cells", chi2_rows)):
         if not table:
             continue
         print(title)
