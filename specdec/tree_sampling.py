@@ -154,3 +154,51 @@ def without_replacement_acceptance(p, q, k: int) -> float:
         return total
 
     return kept(p, q, k)
+
+
+def _draw(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF draws from one distribution `probs` (V,) for uniforms `u` (any shape)."""
+    cdf = np.cumsum(probs)                               # (V,)
+    return np.minimum(np.searchsorted(cdf, u * cdf[-1], side="right"), len(probs) - 1)
+
+
+def simulate_node(p, q, k: int, n_trials: int, rng, replacement: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Many independent runs of one node with k children, vectorized: i.i.d. children and
+    recursive rejection (`replacement=True`), or Sequoia's draws without replacement.
+    Returns (tokens, kept): int64 (n_trials,) emitted tokens and bool (n_trials,) whether
+    some child was kept. Same law as `recursive_rejection` / `sample_without_replacement`."""
+    p, q = _check_pair(p, q)
+    k = _check_k(k)
+    tokens = np.full(n_trials, -1, dtype=np.int64)       # (N,)
+    kept = np.zeros(n_trials, dtype=bool)                 # (N,)
+    # every trial is in a state: the tokens rejected so far (i.i.d.: the count only matters)
+    groups: dict[tuple, np.ndarray] = {(): np.arange(n_trials)}
+    targets: dict[tuple, tuple[np.ndarray, np.ndarray]] = {(): (p, q)}
+    for i in range(k):
+        next_groups: dict[tuple, list[np.ndarray]] = {}
+        for key, idx in groups.items():
+            R, q_i = targets[key]
+            if q_i.sum() <= 0:
+                next_groups.setdefault(key, []).append(idx)
+                continue
+            s = _draw(q_i, rng.random(len(idx)))             # (m,) the children of these trials
+            ok = rng.random(len(idx)) < R[s] / q_i[s]         # (m,)
+            tokens[idx[ok]], kept[idx[ok]] = s[ok], True
+            rejected, s_rej = idx[~ok], s[~ok]
+            if len(rejected) == 0:
+                continue
+            R_next = _next_residual(R, q_i)
+            for token in (np.unique(s_rej) if not replacement else [None]):
+                sub = rejected if token is None else rejected[s_rej == token]
+                new_key = key + (i if token is None else int(token),)
+                if new_key not in targets:
+                    q_next = q_i.copy()
+                    if token is not None:
+                        q_next[token] = 0.0
+                        q_next = q_next / q_next.sum() if q_next.sum() > 0 else q_next
+                    targets[new_key] = (R_next, q_next)
+                next_groups.setdefault(new_key, []).append(sub)
+        groups = {key: np.concatenate(parts) for key, parts in next_groups.items()}
+    for key, idx in groups.items():                       # every child rejected: sample R_{k+1}
+        tokens[idx] = _draw(targets[key][0], rng.random(len(idx)))
+    return tokens, kept

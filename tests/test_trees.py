@@ -175,3 +175,14 @@ def test_without_replacement_is_exact():
         r = chi_square({1: kept, 0: len(out) - kept}, {1: want, 0: 1 - want}) if 0 < want < 1 else None
         assert r is None and kept == len(out) or r.passed
         assert all(len(set(d)) == len(d) for _, _, d in out)    # never the same token twice
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_vectorized_node_simulation_matches_the_formulas(replacement):
+    from specdec.tree_sampling import simulate_node
+    rng = np.random.default_rng(6)
+    for k in (1, 3, 8):
+        tokens, kept = simulate_node(P_EX, Q_EX, k, 40_000, rng, replacement=replacement)
+        assert_distribution(dict(enumerate(np.bincount(tokens, minlength=5).tolist())), P_EX)
+        want = (recursive_acceptance if replacement else without_replacement_acceptance)(P_EX, Q_EX, k)
+        assert abs(kept.mean() - want) < 6 * np.sqrt(want * (1 - want) / 40_000) + 1e-12
