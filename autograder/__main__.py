@@ -1,4 +1,4 @@
-"""Command line: python -m autograder {release,check,grade,execute}."""
+"""Command line: python -m autograder {release,check,grade,execute,drill,progress}."""
 from __future__ import annotations
 
 import argparse
@@ -27,6 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("execute", help="run notebooks top to bottom and report time and errors")
     p.add_argument("notebooks", nargs="+")
     p.add_argument("--save", help="folder to write the executed notebooks to")
+
+    from .drill import add_drill_parser, add_progress_parser
+    add_drill_parser(sub)
+    add_progress_parser(sub)
     return parser
 
 
@@ -38,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         from .check import main as run
     elif args.command == "grade":
         from .grade import main as run
+    elif args.command in ("drill", "progress"):
+        from .drill import main as run
     else:
         from .execute import main as run
     return run(args)
