@@ -1,0 +1,140 @@
+"""Tests for widgets.batch_speedup: the curve against the library, every control, bad input, in-place updates.
+
+The run writes PNGs of the widget at three settings to <tempdir>/course-screenshots/ and prints the folder.
+"""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import math  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from specdec.batch_speedup import (critical_context, fall_batch, max_batch_in_memory, one_layer_drafter,  # noqa: E402
+                                   speedup_at_batch)
+from specdec.cost_model import step_cost  # noqa: E402
+from specdec.hardware import GPUS  # noqa: E402
+from specdec.model_specs import MODELS  # noqa: E402
+from widgets.batch_speedup import batch_speedup_curve, batch_speedup_widget, benchmark_update  # noqa: E402
+
+LLAMA, H100 = MODELS["llama-3.1-8b"], GPUS["H100"]
+SHOTS = Path(tempfile.gettempdir()) / "course-screenshots"
+
+
+def test_default_is_the_chapter_preset_and_flat_at_249():
+    w = batch_speedup_widget()
+    st = w.state
+    drafter = one_layer_drafter(LLAMA)
+    want = speedup_at_batch(LLAMA, H100, st["B"], 64, 3, 0.8, drafter)
+    assert np.allclose(st["speedup"], want, rtol=1e-12)
+    flat = st["B"] <= 64
+    assert np.all(np.round(st["speedup"][flat], 2) == 2.49)
+    assert st["speedup"][st["B"] == 256][0] < 1
+    assert st["chosen"]["B"] == 64 and round(st["chosen"]["speedup"], 2) == 2.49 and st["chosen"]["regime"] == 1
+    assert "2.49×" in w.readout.value and "weight reads" in w.readout.value
+    assert st["critical_context"] == pytest.approx(critical_context(LLAMA, H100, 4))
+
+
+def test_regime_boundaries_agree_with_the_library():
+    w = batch_speedup_widget()
+    w.context.value = 512
+    st = w.state
+    cost = step_cost(LLAMA, H100, T_bar=512)
+    fall = fall_batch(cost, 4)
+    assert st["fall_batch"] == pytest.approx(fall) and math.floor(fall) == 104
+    lo, hi = math.floor(fall), math.floor(fall) + 1
+    assert lo in st["B"] and hi in st["B"]
+    assert st["regime"][st["B"] == lo][0] == 1 and st["regime"][st["B"] == hi][0] == 2
+    assert st["compute_batch"] == math.inf, "at 512 tokens t_K > t_F: plain decoding never turns compute-bound"
+    w.context.value = 64
+    st = w.state
+    compute = fall_batch(step_cost(LLAMA, H100, T_bar=64), 1)
+    assert st["compute_batch"] == pytest.approx(compute)
+    c_lo, c_hi = math.floor(compute), math.floor(compute) + 1
+    assert st["regime"][st["B"] == c_lo][0] == 2 and st["regime"][st["B"] == c_hi][0] == 3
+    assert np.all(np.diff(st["speedup"][st["regime"] == 2]) < 0)
+
+
+def test_past_the_critical_context_the_curve_flattens():
+    w = batch_speedup_widget()
+    w.context.value = 1024
+    assert math.isfinite(w.state["fall_batch"])
+    w.context.value = 2048                                    # past T_c(4) = 1,755
+    assert w.state["fall_batch"] == math.inf and np.all(w.state["regime"] == 1)
+    assert np.all(np.diff(w.state["speedup"]) >= -1e-12)
+    assert w.state["max_batch"] == max_batch_in_memory(LLAMA, H100, 2048, one_layer_drafter(LLAMA))
+
+
+def test_every_control_changes_the_curve_in_place():
+    w = batch_speedup_widget()
+    fig, line = w.plot.fig, w.plot.line
+    before = w.state["speedup"].copy()
+    w.gamma.value = 5
+    assert w.state["speedup"].shape != before.shape or not np.allclose(w.state["speedup"], before)
+    w.alpha.value = 0.6
+    w.drafter.value = 0.0                                     # a free drafter: the ideal speedup
+    cost = step_cost(LLAMA, H100, T_bar=64)
+    B = w.state["B"]
+    ideal = speedup_at_batch(LLAMA, H100, B, 64, 5, 0.6)
+    assert np.allclose(w.state["speedup"], ideal)
+    assert w.state["regime"][B == 1][0] == 1 and math.floor(w.state["fall_batch"]) == math.floor(fall_batch(cost, 6))
+    w.gpu.value = "H200"
+    w.n_gpu.value = 2
+    w.model.value = "llama-3.1-70b"
+    w.context.value = 8192
+    w.batch.value = 16
+    st = w.state
+    want = speedup_at_batch(MODELS["llama-3.1-70b"], GPUS["H200"], 16, 8192, 5, 0.6, None, n_gpu=2)
+    assert st["chosen"]["B"] == 16 and st["chosen"]["speedup"] == pytest.approx(want)
+    assert w.plot.fig is fig and w.plot.line is line, "an update must not rebuild the figure"
+    assert np.allclose(line.get_xdata(), st["B"]) and np.allclose(line.get_ydata(), st["speedup"])
+    assert bytes(w.image.value)[:4] == b"\x89PNG"
+
+
+def test_bad_combinations_show_a_message_not_a_traceback():
+    w = batch_speedup_widget()
+    w.model.value = "gpt2"
+    w.drafter.value = 5.0
+    w.context.value = 4096                                   # GPT-2 supports 1,024
+    assert "1,024" in w.message.value and w.curve is None and "message" in w.state
+    w.context.value = 512
+    assert w.message.value == "" and w.curve is not None
+    w.model.value = "llama-3.1-70b"                          # 141 GB on one 80 GB GPU
+    assert "do not fit" in w.message.value and w.curve is None
+    w.n_gpu.value = 4
+    w.context.value = 32768
+    w.batch.value = 4096                                     # far more caches than 320 GB hold
+    assert "does not fit" in w.message.value and w.state["chosen"]["fits"] is False
+    assert w.state["max_batch"] < 4096
+
+
+def test_curve_validation():
+    with pytest.raises(ValueError):
+        batch_speedup_curve(LLAMA, H100, T_bar=0, gamma=3, alpha=0.8)
+    with pytest.raises(ValueError):
+        batch_speedup_curve(LLAMA, H100, T_bar=64, gamma=3, alpha=0.8, drafter_share=150)
+
+
+def test_benchmark_returns_two_positive_times():
+    update_s, redraw_s = benchmark_update(repeats=2)
+    assert update_s > 0 and redraw_s > 0
+
+
+def test_screenshots_at_three_settings():
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    w = batch_speedup_widget()
+    settings = {
+        "batch_speedup_1_short_context": dict(context=64, batch=64),
+        "batch_speedup_2_context_512": dict(context=512, batch=256),
+        "batch_speedup_3_past_critical_context": dict(context=4096, batch=64),
+    }
+    for name, values in settings.items():
+        w.context.value = values["context"]
+        w.batch.value = values["batch"]
+        path = SHOTS / f"{name}.png"
+        path.write_bytes(bytes(w.image.value))
+        assert path.stat().st_size > 10_000
+    print(f"batch speedup widget screenshots written to {SHOTS}")
