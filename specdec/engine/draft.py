@@ -1,0 +1,44 @@
+"""The draft's half of a round: gamma steps on the draft's own KV cache.
+
+`draft_block` feeds the committed tokens the draft has not read yet (at least the last one),
+then proposes x_1, ..., x_gamma one at a time, each from q_i = processed draft distribution
+after the tokens before it. It returns the drafts and the rows q (gamma, V) they were sampled
+from: exactly those rows, not the raw logits, because the verifier's ratio p/q must use the
+distribution the draft actually sampled from (after its temperature, top-k and top-p).
+
+    >>> import torch
+    >>> from transformers import GPT2Config, GPT2LMHeadModel
+    >>> m = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=11, n_positions=32,
+    ...                                bos_token_id=0, eos_token_id=0)).eval()
+    >>> from specdec.engine.processing import Sampling
+    >>> drafts, q, cache = draft_block(m, None, torch.tensor([1, 2]), 3, Sampling(temperature=0.0))
+    >>> tuple(drafts.shape), tuple(q.shape), float(q.sum())               # one-hot rows when greedy
+    ((3,), (3, 11), 3.0)
+"""
+from __future__ import annotations
+
+import torch
+
+from .prefill import forward
+from .processing import Sampling, probs, sample
+
+
+def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampling,
+                generator: torch.Generator | None = None):
+    """Propose gamma tokens after `unseen` (1-D, the committed tokens the cache lacks).
+
+    Returns (drafts (gamma,) int64, q (gamma, V) float, cache); the cache then holds the
+    committed tokens and drafts x_1..x_{gamma-1} (x_gamma itself was never fed).
+    """
+    if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
+        raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
+    drafts, rows = [], []
+    feed = unseen
+    for i in range(gamma):
+        logits, cache = forward(model, feed, cache)                          # (n, V)
+        q_i = probs(logits[-1], sampling.temperature, sampling.top_k, sampling.top_p)   # (V,)
+        x = q_i.argmax() if sampling.greedy else sample(q_i, generator)      # ()
+        drafts.append(x)
+        rows.append(q_i)
+        feed = x.reshape(1)
+    return torch.stack(drafts).long().cpu(), torch.stack(rows).cpu(), cache

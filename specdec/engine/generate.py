@@ -1,0 +1,148 @@
+"""The speculative decoding loop for one sequence, and plain decoding as its baseline.
+
+A round: (1) the draft reads the committed tokens it has not seen and proposes gamma tokens,
+recording the rows q it sampled them from; (2) the target runs ONE pass over its unseen
+committed tokens (at least the last one) followed by the drafts, giving gamma + 1 rows p;
+(3) verification keeps a prefix of the drafts and adds one token; (4) a stop token or the
+length limit cuts the emitted tokens where the request ends; (5) both caches are cropped
+back to committed tokens. Near the length limit a round drafts only as many tokens as can
+still be used (a choice that depends only on the count already emitted, so it stays exact).
+
+    >>> import torch
+    >>> from transformers import GPT2Config, GPT2LMHeadModel
+    >>> cfg = dict(n_embd=16, n_head=2, vocab_size=11, n_positions=64, bos_token_id=0, eos_token_id=0)
+    >>> torch.manual_seed(0) and None
+    >>> target = GPT2LMHeadModel(GPT2Config(n_layer=2, **cfg)).eval()
+    >>> draft = GPT2LMHeadModel(GPT2Config(n_layer=1, **cfg)).eval()
+    >>> prompt = torch.tensor([1, 2, 3])
+    >>> fast, stats = speculative_generate(target, draft, prompt, gamma=3, max_new_tokens=10, temperature=0.0)
+    >>> slow = plain_generate(target, prompt, max_new_tokens=10, temperature=0.0)
+    >>> fast.tolist() == slow.tolist(), len(fast), stats.target_calls < 10
+    (True, 10, True)
+"""
+from __future__ import annotations
+
+import torch
+
+from .draft import draft_block
+from .prefill import cache_length, forward
+from .processing import Sampling, probs, sample
+from .rollback import crop_cache
+from .stats import RoundStats
+from .verify import verify_block
+
+
+def _vocab(model) -> int:
+    return int(model.get_output_embeddings().weight.shape[0])
+
+
+def _max_positions(model):
+    cfg = model.config
+    return getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
+
+
+def check_pair(target, draft, target_tokenizer=None, draft_tokenizer=None) -> None:
+    """Raise ValueError unless the two models score the same vocabulary with the same tokenizer.
+
+    A drafted token id must mean the same string to both models, or the ratio p/q compares
+    probabilities of different tokens.
+    """
+    vt, vd = _vocab(target), _vocab(draft)
+    if vt != vd:
+        raise ValueError(f"the target has a vocabulary of {vt} tokens and the draft {vd}: speculative decoding "
+                         "needs both models to share one tokenizer and vocabulary")
+    if (target_tokenizer is None) != (draft_tokenizer is None):
+        raise ValueError("pass both tokenizers or neither")
+    if target_tokenizer is not None and target_tokenizer.get_vocab() != draft_tokenizer.get_vocab():
+        raise ValueError("the target's and the draft's tokenizers differ: a drafted token id would not mean the "
+                         "same string to both models")
+
+
+def _check_request(model, prompt, max_new_tokens, extra=0):
+    if not isinstance(prompt, torch.Tensor) or prompt.ndim != 1 or prompt.numel() == 0:
+        raise ValueError("prompt must be a non-empty 1-D tensor of token ids (batch size 1)")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
+    limit = _max_positions(model)
+    if limit is not None and prompt.numel() + max_new_tokens + extra > limit:
+        raise ValueError(f"prompt ({prompt.numel()}) + max_new_tokens ({max_new_tokens}) + {extra} exceeds the "
+                         f"model's {limit} positions")
+
+
+def plain_generate(model, prompt: torch.Tensor, max_new_tokens: int, temperature: float = 1.0, top_k: int = 0,
+                   top_p: float = 1.0, eos_token_id: int | None = None,
+                   generator: torch.Generator | None = None) -> torch.Tensor:
+    """Ordinary decoding, one target pass per token, with the same processing; returns the new tokens (n,)."""
+    sampling = Sampling(temperature, top_k, top_p)
+    _check_request(model, prompt, max_new_tokens)
+    out: list[int] = []
+    cache, feed = None, prompt
+    while len(out) < max_new_tokens:
+        logits, cache = forward(model, feed, cache)                          # (n, V)
+        p = probs(logits[-1], sampling.temperature, sampling.top_k, sampling.top_p)   # (V,)
+        x = int(p.argmax()) if sampling.greedy else int(sample(p, generator))
+        out.append(x)
+        if x == eos_token_id:
+            break
+        feed = torch.tensor([x])
+    return torch.tensor(out, dtype=torch.long)
+
+
+def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_new_tokens: int,
+                         temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
+                         eos_token_id: int | None = None, generator: torch.Generator | None = None,
+                         stats: RoundStats | None = None) -> tuple[torch.Tensor, RoundStats]:
+    """Generate up to max_new_tokens after `prompt` (1-D) with gamma drafts per round.
+
+    Returns (new tokens (n,) int64, RoundStats). The output has the target's exact distribution
+    under the given sampling (greedy when temperature == 0: the target's own greedy text).
+    Stops right after eos_token_id, or at exactly max_new_tokens tokens.
+    """
+    if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
+        raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
+    sampling = Sampling(temperature, top_k, top_p)
+    check_pair(target, draft)
+    for model in (target, draft):
+        _check_request(model, prompt, max_new_tokens, extra=gamma)
+    stats = RoundStats(gamma) if stats is None else stats
+    if stats.gamma != gamma:
+        raise ValueError(f"stats were made for gamma {stats.gamma}, not {gamma}")
+    committed = [int(t) for t in prompt]
+    n_prompt = len(committed)
+    t_cache = d_cache = None
+    while len(committed) - n_prompt < max_new_tokens:
+        room = max_new_tokens - (len(committed) - n_prompt)
+        g = min(gamma, room - 1)                                             # drafts that can still be used
+        t_seen = cache_length(t_cache)
+        if g == 0:                                                           # one plain target step
+            logits, t_cache = forward(target, torch.tensor(committed[t_seen:]), t_cache)
+            stats.target_calls += 1
+            p = probs(logits[-1], sampling.temperature, sampling.top_k, sampling.top_p)
+            new = [int(p.argmax()) if sampling.greedy else int(sample(p, generator))]
+            stats.short_rounds += 1
+        else:
+            d_seen = cache_length(d_cache)
+            drafts, q, d_cache = draft_block(draft, d_cache, torch.tensor(committed[d_seen:]), g, sampling,
+                                             generator)                      # (g,), (g, V)
+            stats.draft_calls += g
+            feed = torch.cat([torch.tensor(committed[t_seen:]), drafts])     # (unseen + g,)
+            logits, t_cache = forward(target, feed, t_cache)                 # (unseen + g, V)
+            stats.target_calls += 1
+            p = probs(logits[-(g + 1):], sampling.temperature, sampling.top_k, sampling.top_p).cpu()  # (g + 1, V)
+            new, n = verify_block(p, q, drafts, sampling.greedy, generator)
+            if g == gamma:
+                alphas = None if sampling.greedy else torch.minimum(p[:g], q).sum(-1).tolist()
+                stats.record(n, alphas)
+            else:
+                stats.short_rounds += 1
+            keep = len(committed) + n                                        # committed prefix + kept drafts
+            t_cache = crop_cache(t_cache, min(keep, cache_length(t_cache)))
+            d_cache = crop_cache(d_cache, min(keep, cache_length(d_cache)))
+        new = new[:room]
+        if eos_token_id is not None and eos_token_id in new:
+            new = new[:new.index(eos_token_id) + 1]
+        committed.extend(new)
+        stats.tokens += len(new)
+        if eos_token_id is not None and new[-1] == eos_token_id:
+            break
+    return torch.tensor(committed[n_prompt:], dtype=torch.long), stats
