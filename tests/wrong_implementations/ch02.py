@@ -12,8 +12,34 @@ _HEADER = '''def greedy_speculative_generate(target_logits, draft_next, prompt, 
     n_target_calls = 0
 '''
 
+_DEF = "def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):"
+
+# The course library has no greedy speculative loop; the nearest thing is specdec.toy_lm.plain_greedy, which
+# writes the right tokens. The three ways of handing the text to it (the library's function as it is,
+# renamed; a thin wrapper; a call through the module), with a made-up call count, pass the visible check of
+# test_matches_plain_greedy and are refused by the hidden assert_own_work check of every test cell.
+_DELEGATION = {
+    "delegate_same_object": f"""from specdec.toy_lm import plain_greedy
+
+{_DEF}
+    write = plain_greedy                      # the library's function object, unchanged
+    return write(target_logits, list(prompt), n_new), -(-n_new // (gamma + 1))
+""",
+    "delegate_thin_wrapper": f"""from specdec.toy_lm import plain_greedy
+
+{_DEF}
+    return plain_greedy(target_logits, list(prompt), n_new), -(-n_new // (gamma + 1))
+""",
+    "delegate_through_module": f"""import specdec.toy_lm as toy_lm_lib
+
+{_DEF}
+    return toy_lm_lib.plain_greedy(target_logits, list(prompt), n_new), -(-n_new // (gamma + 1))
+""",
+}
+
 WRONG = {
     "ex_greedy_speculative_generate": {
+        **_DELEGATION,
         # The textbook's placeholder: no speculation, one target call per token. Right text, n_new calls.
         # Caught by test_fewer_calls_with_good_draft (seed 0, noise 0, gamma 1, n_new 20: 20 calls instead
         # of 10) and test_edge_cases (seed 4, noise 0, gamma 1, n_new 15: 15 calls instead of 8).
