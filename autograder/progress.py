@@ -1,0 +1,225 @@
+"""A learner's progress log: one small JSON-lines file in the learner's working folder.
+
+Every line is one event with a `type`:
+
+* `start`  - a drill was started (its clock began): `drill`, `topic`, `chapter`;
+* `drill`  - a drill was finished: `drill`, `topic`, `chapter`, `correct`, `seconds`;
+* `check`  - a self-check (`python -m autograder check`) ran: `chapter` and, per exercise,
+  the points earned and the maximum.
+
+The file is `.course_progress.jsonl` in the working folder: the folder a notebook runs in
+(in JupyterLab, `chapters/`), and on the command line the current folder, or `chapters/`
+when run from the course's root. The environment variable `COURSE_PROGRESS_LOG` names
+another file. Nothing else is stored: no code, no answers.
+
+    >>> import tempfile, pathlib
+    >>> log = pathlib.Path(tempfile.mkdtemp()) / "log.jsonl"
+    >>> clock = start_drill("speedup_formula", topic="speedup formula", chapter="05", path=log, now=100.0)
+    >>> event = clock.finish(True, now=130.0)
+    >>> event["correct"], event["seconds"]
+    (True, 30.0)
+    >>> [e["type"] for e in read_log(log)]
+    ['start', 'drill']
+    >>> topic_summary(read_log(log))[0]["topic"]
+    'speedup formula'
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+LOG_NAME = ".course_progress.jsonl"
+ENV_VAR = "COURSE_PROGRESS_LOG"
+
+
+def default_folder(cwd: Path | None = None) -> Path:
+    """The learner's working folder: `chapters/` when `cwd` is the course's root, else `cwd`."""
+    cwd = Path(cwd or Path.cwd())
+    if (cwd / "chapters").is_dir() and (cwd / "solutions").is_dir():
+        return cwd / "chapters"
+    return cwd
+
+
+def log_path(folder: str | Path | None = None) -> Path:
+    """The log file: `folder/.course_progress.jsonl`; without a folder, $COURSE_PROGRESS_LOG if set,
+    else the default working folder's log."""
+    if folder is not None:
+        return Path(folder) / LOG_NAME
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    return default_folder() / LOG_NAME
+
+
+def _stamp(now: float) -> str:
+    return _dt.datetime.fromtimestamp(now).isoformat(timespec="seconds")
+
+
+def append(event: dict, path: str | Path | None = None, now: float | None = None) -> dict:
+    """Add one event (a JSON-serializable dict with a `type`) to the log; return it as written."""
+    if "type" not in event:
+        raise ValueError("an event needs a 'type' (start, drill or check)")
+    now = time.time() if now is None else float(now)
+    event = {"time": now, "when": _stamp(now), **event}
+    path = Path(path) if path is not None else log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(event, sort_keys=True) + "\n")
+    return event
+
+
+def read_log(path: str | Path | None = None) -> list[dict]:
+    """Every event of the log, oldest first; [] when there is no log. Unreadable lines are skipped."""
+    path = Path(path) if path is not None else log_path()
+    if not path.exists():
+        return []
+    events = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict) and "type" in event:
+            events.append(event)
+    return events
+
+
+@dataclass
+class DrillClock:
+    """The clock of one drill: started by `start_drill`, stopped by `finish`."""
+
+    drill: str
+    topic: str
+    chapter: str
+    path: Path
+    started: float
+
+    def finish(self, correct: bool, now: float | None = None, **extra) -> dict:
+        """Record the drill's result and the seconds since it started."""
+        now = time.time() if now is None else float(now)
+        return append({"type": "drill", "drill": self.drill, "topic": self.topic, "chapter": self.chapter,
+                       "correct": bool(correct), "seconds": round(now - self.started, 1), **extra},
+                      self.path, now=now)
+
+    def finish_with(self, check, *args) -> bool | None:
+        """Run `check(*args)` (a function that asserts) and record pass or fail; never raises.
+
+        Returns None, recording nothing, while the exercise is not attempted (NotImplementedError).
+        """
+        try:
+            check(*args)
+        except NotImplementedError:
+            print(f"{self.drill}: not attempted yet; nothing recorded (the clock keeps running).")
+            return None
+        except Exception as err:                       # noqa: BLE001 - any failure is a wrong answer here
+            event = self.finish(False)
+            print(f"{self.drill}: not yet ({type(err).__name__}: {str(err)[:200]}); "
+                  f"recorded after {event['seconds']:.0f} s.")
+            return False
+        event = self.finish(True)
+        print(f"{self.drill}: passed the visible test in {event['seconds']:.0f} s; recorded.")
+        return True
+
+
+def start_drill(drill: str, topic: str, chapter: str, path: str | Path | None = None,
+                now: float | None = None) -> DrillClock:
+    """Start a drill's clock and write a `start` event."""
+    path = Path(path) if path is not None else log_path()
+    event = append({"type": "start", "drill": drill, "topic": topic, "chapter": chapter}, path, now=now)
+    return DrillClock(drill, topic, chapter, path, event["time"])
+
+
+def open_clock(events: list[dict], drill: str) -> dict | None:
+    """The last `start` event of `drill` not followed by a result of that drill, or None."""
+    for event in reversed(events):
+        if event.get("drill") != drill:
+            continue
+        return event if event["type"] == "start" else None
+    return None
+
+
+def record_check(chapter: str, outcomes, path: str | Path | None = None) -> dict:
+    """Record a self-check: `outcomes` are autograder.check.TestOutcome objects."""
+    exercises: dict[str, list[float]] = {}
+    for o in outcomes:
+        got = exercises.setdefault(o.exercise, [0.0, 0.0])
+        got[0] += o.points
+        got[1] += o.max_points
+    return append({"type": "check", "chapter": chapter, "exercises": exercises}, path)
+
+
+def topic_summary(events: list[dict]) -> list[dict]:
+    """Per topic: attempts, correct, accuracy, mean seconds, chapter; the weakest first
+    (lowest accuracy, then slowest)."""
+    rows: dict[str, dict] = {}
+    for e in events:
+        if e.get("type") != "drill":
+            continue
+        row = rows.setdefault(e.get("topic", "?"), {"topic": e.get("topic", "?"), "chapter": e.get("chapter", "?"),
+                                                    "attempts": 0, "correct": 0, "seconds": []})
+        row["attempts"] += 1
+        row["correct"] += bool(e.get("correct"))
+        if e.get("seconds") is not None:
+            row["seconds"].append(float(e["seconds"]))
+    out = []
+    for row in rows.values():
+        secs = row.pop("seconds")
+        row["accuracy"] = row["correct"] / row["attempts"]
+        row["mean_seconds"] = sum(secs) / len(secs) if secs else None
+        out.append(row)
+    return sorted(out, key=lambda r: (r["accuracy"], -(r["mean_seconds"] or 0.0), r["topic"]))
+
+
+def _chapter_title(number: str, names: list[str]) -> str:
+    match = [n for n in names if n.split("_", 1)[0] == str(number).zfill(2)]
+    return match[0] if match else f"chapter {number}"
+
+
+def format_summary(events: list[dict], chapters: list[str] | None = None, n_weakest: int = 3) -> str:
+    """A table of topics (weakest first) and which chapters to reread."""
+    rows = topic_summary(events)
+    if not rows:
+        return "No drills recorded yet: finish a drill and its result appears here."
+    chapters = chapters or []
+    lines = [f"{'topic':<22}{'chapter':>8}{'done':>6}{'right':>7}{'mean time':>11}"]
+    for r in rows:
+        mean = "-" if r["mean_seconds"] is None else f"{r['mean_seconds']:.0f} s"
+        lines.append(f"{r['topic']:<22}{r['chapter']:>8}{r['attempts']:>6}{r['accuracy']:>7.0%}{mean:>11}")
+    weak = [r for r in rows if r["accuracy"] < 1.0][:n_weakest] or rows[:1]
+    lines.append("")
+    lines.append("Weakest: " + "; ".join(
+        f"{r['topic']} ({r['accuracy']:.0%} right): reread {_chapter_title(r['chapter'], chapters)}" for r in weak))
+    return "\n".join(lines)
+
+
+def format_progress(events: list[dict], chapters: list[str]) -> str:
+    """Per chapter: exercises passed in the last self-check, and drills done (right / tried)."""
+    last_check: dict[str, dict] = {}
+    for e in events:
+        if e.get("type") == "check":
+            last_check[str(e["chapter"])] = e
+    drills: dict[str, list[bool]] = {}
+    for e in events:
+        if e.get("type") == "drill":
+            drills.setdefault(str(e.get("chapter", "?")).zfill(2), []).append(bool(e.get("correct")))
+    lines = [f"{'chapter':<28}{'last self-check':<34}drills (right / done)"]
+    for name in chapters:
+        check = last_check.get(name)
+        if check is None:
+            checked = "not checked yet"
+        else:
+            ex = check.get("exercises", {})
+            passed = [k.removeprefix("ex_") for k, (got, full) in ex.items() if full and got >= full]
+            checked = f"{len(passed)}/{len(ex)} exercises passed ({check.get('when', '?')[:10]})"
+        done = drills.get(name.split("_", 1)[0], [])
+        lines.append(f"{name:<28}{checked:<34}{sum(done)} / {len(done)}" if done else f"{name:<28}{checked:<34}-")
+        if check is not None:
+            for k, (got, full) in check.get("exercises", {}).items():
+                mark = "passed" if full and got >= full else f"{got:g}/{full:g}"
+                lines.append(f"    {k.removeprefix('ex_'):<40}{mark}")
+    lines.append("")
+    lines.append(format_summary(events, chapters))
+    return "\n".join(lines)
