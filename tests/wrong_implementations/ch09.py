@@ -1,0 +1,154 @@
+"""Wrong answers to the chapter 09 exercise (`ngram_draft`), to prove its tests have power.
+
+Each value replaces the solution cell `ex_ngram_draft` of solutions/09_drafters.ipynb.
+The tests are deterministic (no sampling), so each entry is caught by a named failing case;
+the comment above each entry says which test cell catches it first (E = test_ngram_example,
+D = test_ngram_edges, R = test_ngram_random; "visible" or "hidden" part).
+"""
+from tests.wrong_implementations.delegation import delegation_forms
+
+
+def _forms(def_line, module, function):
+    """delegation_forms, with the thin wrapper importing the library function under another
+    name: the exercise and the library function share a name, and a wrapper that calls
+    itself would fail by recursion instead of by the delegation check."""
+    forms = delegation_forms(def_line, module, function)
+    forms["delegate_thin_wrapper"] = forms["delegate_thin_wrapper"].replace(
+        f"import {function}\n", f"import {function} as _library_{function}\n").replace(
+        f"return {function}(", f"return _library_{function}(")
+    return forms
+
+_HEAD = "def ngram_draft(context, n, k):\n"
+
+WRONG = {
+    "ex_ngram_draft": {
+        # E visible: the suffix matches itself at the end, nothing follows it -> [] instead of ['Y', 'a'].
+        "suffix_matches_itself": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(L - m, -1, -1):             # BUG: starts at the suffix itself
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # E visible: the earliest occurrence (index 0) proposes ['X', 'a'].
+        "first_occurrence": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(0, L - m):                   # BUG: oldest occurrence first
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # E visible: 'q a Z x y a' needs the fallback to a one-token suffix.
+        "no_fallback": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0 or n > L - 1:
+        return []
+    suffix = context[L - n:]                        # BUG: only the full n-token suffix
+    for s in range(L - n - 1, -1, -1):
+        if context[s:s + n] == suffix:
+            return context[s + n:s + n + k]
+    return []''',
+        # E visible ('q a Z x y a' needs two steps down) and E hidden.
+        "fallback_one_step_only": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    top = min(n, L - 1)
+    for m in range(top, max(top - 2, 0), -1):       # BUG: tries n and n - 1 only
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # E hidden: '1 2 3 9 2 3 8 1 2 3' takes the one-token suffix '3' (index 5) -> ['9', '2', ...] wrong.
+        "shortest_suffix_first": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(1, min(n, L - 1) + 1):           # BUG: shortest suffix first
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # E visible: proposes ['c', 'Y'] (includes the last matched token).
+        "continuation_off_by_one": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):
+            if context[s:s + m] == suffix:
+                return context[s + m - 1:s + m - 1 + k]     # BUG: starts one token early
+    return []''',
+        # E visible: proposes k + 1 tokens ['Y', 'a', 'b'].
+        "k_plus_one_tokens": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k + 1]         # BUG: one token too many
+    return []''',
+        # D visible: 'a a a a' with n=1 needs the overlapping occurrence at index 2.
+        "no_overlap_allowed": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(L - 2 * m, -1, -1):          # BUG: the occurrence must end before the suffix
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # D visible: 'a a a a', k=5: skips occurrences followed by fewer than k tokens -> ['a'] expected.
+        "requires_k_tokens": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):
+            if context[s:s + m] == suffix and s + m + k <= L:   # BUG: only full-length proposals
+                return context[s + m:s + m + k]
+    return []''',
+        # D hidden: ['ab', 'c', 'a', 'bc'] matches 'bc' inside the joined string.
+        "joined_string_search": _HEAD + '''    context = [str(t) for t in context]
+    L = len(context)
+    if k <= 0:
+        return []
+    text = " ".join(context)
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = "".join(context[L - m:])
+        joined = "".join(context)
+        pos = joined.rfind(suffix, 0, len(joined) - len(suffix))   # BUG: character search, not tokens
+        if pos >= 0:
+            # map the character position back to a token index
+            acc, idx = 0, 0
+            while idx < L and acc + len(context[idx]) <= pos:
+                acc += len(context[idx]); idx += 1
+            return context[idx + m:idx + m + k]
+    return []''',
+        # D visible: int tokens come back as strings, and 'a a a a' ... ; R visible too.
+        "returns_strings": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):
+            if context[s:s + m] == suffix:
+                return [str(t) for t in context[s + m:s + m + k]]   # BUG: changes the tokens' type
+    return []''',
+        **_forms("def ngram_draft(context, n, k):", "specdec.ngram", "ngram_draft"),
+    },
+}
