@@ -6,8 +6,52 @@ cells that catch it and what they see. (No exercise of this chapter samples, so 
 chi-square statistics are involved; the tests compare values with independent formulas.)
 """
 
+from tests.wrong_implementations.delegation import delegation_forms
+
+_TV_DEF = "def tv(p, q):"
+_ALPHA_DEF = "def acceptance_rate(p_logits, q_logits, tau):"
+
+# Handing the exercises to a library. tv: the grader's own total_variation (autograder.stats) computes it
+# outright (delegation_forms), and the course library gives it as 1 - acceptance_probability. acceptance_rate:
+# no library function has its signature, so the three forms combine the library's softmax (which handles
+# tau = 0 and overflow) with acceptance_probability: renamed function objects, a thin wrapper, a call through
+# the module; a fourth form only borrows softmax. All compute the right answer; the hidden assert_own_work
+# check of every test cell refuses them ("... calls the course library's ...").
+_TV_EXTRA = {
+    "delegate_one_minus_acceptance_probability": f"""from specdec.distributions import acceptance_probability
+
+{_TV_DEF}
+    return 1.0 - acceptance_probability(p, q)
+""",
+}
+_ALPHA_FORMS = {
+    "delegate_same_object": f"""from specdec.distributions import acceptance_probability as overlap, softmax as tempered
+
+{_ALPHA_DEF}
+    return overlap(tempered(p_logits, tau), tempered(q_logits, tau))
+""",
+    "delegate_thin_wrapper": f"""from specdec.distributions import acceptance_probability, softmax
+
+{_ALPHA_DEF}
+    return acceptance_probability(softmax(p_logits, tau), softmax(q_logits, tau))
+""",
+    "delegate_through_module": f"""import specdec.distributions as distributions_lib
+
+{_ALPHA_DEF}
+    return distributions_lib.acceptance_probability(distributions_lib.softmax(p_logits, tau),
+                                                    distributions_lib.softmax(q_logits, tau))
+""",
+    "delegate_softmax_only": f"""from specdec.distributions import softmax
+
+{_ALPHA_DEF}
+    return np.minimum(softmax(p_logits, tau), softmax(q_logits, tau)).sum(axis=-1)
+""",
+}
+
 WRONG = {
     "ex_tv": {
+        **delegation_forms(_TV_DEF, "autograder.stats", "total_variation"),
+        **_TV_EXTRA,
         # Forgets the factor 1/2: the running example gives 0.6 instead of 0.3.
         # Caught by test_tv_values (0.6 vs 0.3), test_tv_shapes (twice each row), test_tv_properties (bounds, identity).
         "no_half": '''def tv(p, q):
@@ -41,6 +85,7 @@ WRONG = {
 ''',
     },
     "ex_acceptance_rate": {
+        **_ALPHA_FORMS,
         # The naive rule's agreement sum p*q instead of the overlap sum min(p, q): 0.32 instead of 0.7.
         # Caught by test_acceptance_values (0.32: the message names the naive rule), _temperature,
         # _stability and _shapes. (test_acceptance_greedy passes: on one-hot rows sum p*q = sum min(p, q).)
