@@ -12,6 +12,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("release", help="regenerate chapters/ from solutions/ with nbgrader")
     p.add_argument("chapters", nargs="*", help="chapter names (default: all)")
+    p.add_argument("--force", action="store_true", help="overwrite chapters even if they hold a learner's work")
+
+    p = sub.add_parser("learn", help="copy a fresh chapter into learner/ (ignored by git) to work on it")
+    p.add_argument("chapters", nargs="+", help="chapter names or numbers, e.g. 03")
+    p.add_argument("--dest", default=None, help="folder to copy into (default: learner/ in the course)")
+
+    p = sub.add_parser("bundle", help="build what a class receives: student notebooks, library, self-check")
+    p.add_argument("out", help="folder to create (must not exist)")
 
     p = sub.add_parser("check", help="run the visible and hidden tests on your copy of a chapter")
     p.add_argument("notebooks", nargs="+", help="your chapter notebook(s), e.g. chapters/01_cost_model.ipynb")
@@ -23,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chapter", help="the chapter, when each student is a single .ipynb file")
     p.add_argument("--timeout", type=int, default=None,
                    help="seconds allowed per cell before it is interrupted and scored 0 (default 120)")
+    p.add_argument("--jobs", "-j", type=int, default=None,
+                   help="submissions graded at once, each in its own sandbox (default: one per core)")
+    p.add_argument("--require-isolation", action="store_true",
+                   help="refuse to grade if student code cannot be sandboxed (bubblewrap missing)")
 
     p = sub.add_parser("execute", help="run notebooks top to bottom and report time and errors")
     p.add_argument("notebooks", nargs="+")
@@ -42,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         from .check import main as run
     elif args.command == "grade":
         from .grade import main as run
+    elif args.command == "learn":
+        from .learner import main as run
+    elif args.command == "bundle":
+        from .bundle import main as run
     elif args.command in ("drill", "progress"):
         from .drill import main as run
     else:

@@ -2,14 +2,20 @@
 
 Runs your notebook top to bottom on a copy, with the instructor's test cells (visible
 and hidden tests) in place of the test cells in your copy, and prints a report per
-exercise: points, and for each failing test the message it raised. The hidden tests'
-code is never printed, only their messages. Your file is not modified.
+exercise: points, and for each failing test the message it raised, with the traceback
+cut at your own code. The hidden tests' code is never printed, only their messages. Your
+file is not modified. It runs in the grader's own sandboxed, guarded executor, so it
+scores exactly as grading does.
+
+In a student bundle (`python -m autograder bundle`, what a class receives) there are no
+hidden tests: the self-check runs the visible ones and says the hidden ones run at grading.
 
 Grades follow nbgrader's rule exactly (`nbgrader.utils.determine_grade`): a test
 cell earns its points unless it raises or writes to stderr.
 """
 from __future__ import annotations
 
+import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -18,9 +24,17 @@ from pathlib import Path
 import nbformat
 
 from . import notebooks
+from .course import QUIET_KERNEL, chapter_names, in_bundle, kernel_environment, reference_notebook_path, resolve_chapter
+from .feedback import notebook_hidden_lines, scrub
+from .grade import sanitize
 from .notebooks import nbgrader_meta
 from .resilient_execute import ResilientExecute
-from .course import QUIET_KERNEL, SOLUTIONS_DIR, chapter_names, kernel_environment, resolve_chapter
+
+BUNDLE_NOTE = ("This self-check ran the visible tests only; the hidden tests run when your work is graded, "
+               "so full marks here are necessary, not sufficient.")
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 @dataclass
@@ -72,7 +86,7 @@ def identify_chapter(path: Path, learner: nbformat.NotebookNode) -> str:
     ids = {nbgrader_meta(c).get("grade_id") for c in learner.cells} - {None}
     best, best_overlap = None, 0
     for name in chapter_names():
-        sol = notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb")
+        sol = notebooks.read(reference_notebook_path(name))
         overlap = len(ids & {nbgrader_meta(c).get("grade_id") for c in sol.cells})
         if overlap > best_overlap:
             best, best_overlap = name, overlap
@@ -82,13 +96,15 @@ def identify_chapter(path: Path, learner: nbformat.NotebookNode) -> str:
 
 
 def _failure_message(cell) -> str:
+    """What went wrong in a (scrubbed) test cell: the error with your own frames, or the stderr text."""
     for output in cell.get("outputs", []):
         if output.output_type == "error":
             if output.ename == "KernelDied":
                 return output.evalue
             if output.ename == "NotImplementedError":
                 return "not attempted yet (the exercise still raises NotImplementedError)"
-            return f"{output.ename}: {output.evalue}".strip()
+            text = "\n".join(output.get("traceback", [])) or f"{output.ename}: {output.evalue}"
+            return _ANSI.sub("", text).strip()
         if output.output_type == "stream" and output.name == "stderr":
             return "the cell wrote to stderr (nbgrader scores that as a failure):\n" + output.text.strip()[:800]
     return ""
@@ -100,17 +116,20 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
     path = Path(path)
     learner = notebooks.read(path)
     chapter = identify_chapter(path, learner)
-    solution = notebooks.read(SOLUTIONS_DIR / f"{chapter}.ipynb")
+    solution = notebooks.read(reference_notebook_path(chapter))
+    learner, _ = sanitize(learner, solution)      # cells copied from another chapter become ordinary
     nb = with_instructor_tests(learner, solution)
+    hidden = notebook_hidden_lines(solution)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="course-check-") as tmp:
-        # The grader's own executor: a hanging cell is interrupted, a cell that kills the
-        # kernel fails with the cells after it, exactly as when an instructor grades.
+        # The grader's own executor (sandbox, guarded test cells, timeouts, restarts after a
+        # hang or a crash), so the self-check scores exactly as grading does.
         executor = ResilientExecute(timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL,
                                     allow_errors=True, interrupt_on_timeout=True)
         with kernel_environment():
             nb, _ = executor.preprocess(nb, {"metadata": {"path": tmp}})
     elapsed = time.perf_counter() - start
+    scrub(nb, hidden)             # no hidden test code in what we print, whatever printed it
     outcomes = []
     exercise = "setup"
     for cell in nb.cells:
@@ -148,6 +167,8 @@ def main(args) -> int:
     for path in args.notebooks:
         outcomes, elapsed = run_check(Path(path), timeout=args.timeout)
         print(format_report(outcomes, elapsed, Path(path).name))
+        if in_bundle():
+            print(BUNDLE_NOTE)
         if any(o.message for o in outcomes):
             status = 1
     return status

@@ -23,13 +23,31 @@ REPO_ROOT = PACKAGE_DIR.parent
 SOLUTIONS_DIR = REPO_ROOT / "solutions"
 CHAPTERS_DIR = REPO_ROOT / "chapters"
 CONFIG_FILE = PACKAGE_DIR / "nbgrader_config.py"
+# In a student bundle (no solutions/), the self-check's reference: student notebooks, visible tests only.
+REFERENCE_DIR = PACKAGE_DIR / "reference"
+LEARNER_DIR = REPO_ROOT / "learner"
 # ipykernel logs a transport warning to the terminal at every start; learners need not see it.
 QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 
 def chapter_names(solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
-    """Assignment names, e.g. ['01_cost_model', '02_greedy_speculation', ...], in order."""
+    """Assignment names, e.g. ['01_cost_model', '02_greedy_speculation', ...], in order.
+    In a student bundle (no `solutions/`), the chapters of the self-check's reference."""
+    if solutions_dir == SOLUTIONS_DIR and not SOLUTIONS_DIR.is_dir():
+        solutions_dir = REFERENCE_DIR
     return sorted(p.stem for p in solutions_dir.glob("[0-9][0-9]_*.ipynb"))
+
+
+def in_bundle() -> bool:
+    """True in a student bundle: no instructor solutions, no hidden tests."""
+    return not SOLUTIONS_DIR.is_dir() and REFERENCE_DIR.is_dir()
+
+
+def reference_notebook_path(name: str) -> Path:
+    """The notebook whose test cells the self-check runs: the instructor's (visible and hidden
+    tests) in the course repository, the student version (visible tests) in a bundle."""
+    own = SOLUTIONS_DIR / f"{name}.ipynb"
+    return own if own.exists() else REFERENCE_DIR / f"{name}.ipynb"
 
 
 def resolve_chapter(name: str, solutions_dir: Path = SOLUTIONS_DIR) -> str:
@@ -51,6 +69,8 @@ def nbgrader_env() -> dict:
     bin_dir = str(Path(sys.executable).parent)
     env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
     env.setdefault("PYTHONWARNINGS", "ignore")
+    # Kernels import the same course code as this process (matters in a copied student bundle).
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     # Notebooks draw figures without a display.
     env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     return env
@@ -78,10 +98,13 @@ class CourseDir:
 
     root: Path
     cell_timeout: int | None = None     # seconds per cell; None keeps nbgrader_config.py's value
+    hide: tuple = ()                    # more folders student code must not see (the submissions)
+    require_isolation: bool = False     # refuse to grade without bubblewrap
 
     @classmethod
     def create(cls, root: Path, chapters: list[str] | None = None,
-               solutions_dir: Path = SOLUTIONS_DIR, cell_timeout: int | None = None) -> "CourseDir":
+               solutions_dir: Path = SOLUTIONS_DIR, cell_timeout: int | None = None,
+               hide: tuple = (), require_isolation: bool = False) -> "CourseDir":
         root = Path(root).resolve()
         root.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(CONFIG_FILE, root / "nbgrader_config.py")
@@ -89,7 +112,7 @@ class CourseDir:
             dest = root / "source" / name
             dest.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(solutions_dir / f"{name}.ipynb", dest / f"{name}.ipynb")
-        return cls(root, cell_timeout)
+        return cls(root, cell_timeout, tuple(hide), require_isolation)
 
     @functools.cached_property
     def api(self):
@@ -104,6 +127,11 @@ class CourseDir:
         config.NbGraderAPI.log_level = "ERROR"
         if self.cell_timeout is not None:
             config.Execute.timeout = self.cell_timeout
+        # Student code never sees the grading output (gradebook, other submissions) or the submissions.
+        config.ResilientExecute.hide = [str(self.root)] + [str(h) for h in self.hide]
+        config.ResilientExecute.require_isolation = self.require_isolation
+        # Parallel graders share the gradebook: wait for its lock instead of failing.
+        config.CourseDirectory.db_url = f"sqlite:///{self.root / 'gradebook.db'}?timeout=300"
         return NbGraderAPI(CourseDirectory(config=config), config=config)
 
     @contextlib.contextmanager
@@ -111,7 +139,7 @@ class CourseDir:
         """nbgrader's gradebook of this course directory, opened and closed around the block."""
         from nbgrader.api import Gradebook
 
-        with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
+        with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}?timeout=300") as gb:
             yield gb
 
     def _check(self, result: dict, what: str) -> dict:

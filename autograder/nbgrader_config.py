@@ -30,8 +30,9 @@ c.Execute.execute_retries = 1
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]   # no transport warning in the log
 c.OverwriteCells.add_missing_cells = True
 
-# A cell that kills the kernel fails itself and the cells after it, not the whole
-# submission: the exercises solved before it keep their points.
+# Student code runs in a sandboxed kernel (bubblewrap; loud fallback without it), the test
+# cells are protected from it, and a cell that hangs or kills the kernel costs only its own
+# exercise: the grader starts a fresh kernel and grades the rest (autograder/resilient_execute.py).
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
                                     LimitOutput, SaveAutoGrades)
@@ -46,6 +47,16 @@ c.Autograde.create_student = True
 c.IncludeHeaderFooter.header = ""
 c.LateSubmissionPlugin.penalty_method = "none"
 
-# Keep feedback readable: cap huge outputs a student's print loop could produce.
+# Keep feedback readable: cap huge outputs a student's print loop could produce
+# (lines here, bytes per cell in ResilientExecute.max_cell_output_bytes).
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 60
+
+# Feedback shows no hidden test code: test cells keep their visible part, tracebacks keep
+# the learner's own frames, and any output quoting a hidden test line is scrubbed.
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
+from nbgrader.preprocessors import GetGrades  # noqa: E402
+
+from autograder.feedback import HideHiddenTests  # noqa: E402
+
+c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]

@@ -4,13 +4,41 @@ For every solution notebook, nbgrader's `generate_assignment` replaces solution 
 with the stub, removes hidden tests, locks test cells and records checksums; we then
 write the result into `chapters/` in the normalized form. Running it twice changes
 nothing, and `tests/test_release.py` fails if `chapters/` differs from a fresh run.
+
+It never overwrites a learner's work: a notebook in `chapters/` with outputs, or whose
+exercise cells no longer hold the stub, is left alone with a message saying how to keep
+both (`python -m autograder learn NN` works in `learner/`, which git ignores);
+`--force` overwrites anyway.
 """
 from __future__ import annotations
 
 import tempfile
 from pathlib import Path
 
+from . import notebooks
 from .course import CHAPTERS_DIR, SOLUTIONS_DIR, CourseDir, chapter_names, write_normalized
+from .notebooks import nbgrader_meta
+
+STUB_MARK = "raise NotImplementedError(\"Replace this line with your solution."
+
+
+def learner_work(path: Path) -> str | None:
+    """Why the notebook at `path` holds a learner's work (None if it is a pristine release)."""
+    try:
+        nb = notebooks.read(path)
+    except Exception:
+        return "it is not a notebook this command can read"
+    for cell in nb.cells:
+        if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
+            return "it has been run (it has outputs)"
+        meta = nbgrader_meta(cell)
+        if meta.get("solution") and cell.cell_type == "code" and STUB_MARK not in cell.source:
+            return f"the exercise cell {meta.get('grade_id')} has been edited"
+    return None
+
+
+class LearnerWorkError(SystemExit):
+    pass
 
 
 def normalize_solutions(solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
@@ -24,15 +52,30 @@ def normalize_solutions(solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
 
 
 def release(chapters: list[str] | None = None, out_dir: Path = CHAPTERS_DIR,
-            solutions_dir: Path = SOLUTIONS_DIR) -> dict[str, bool]:
-    """Generate student notebooks into `out_dir`; return {chapter: changed?}."""
+            solutions_dir: Path = SOLUTIONS_DIR, force: bool = False) -> dict[str, bool]:
+    """Generate student notebooks into `out_dir`; return {chapter: changed?}. Chapters whose
+    notebook in `out_dir` holds a learner's work are skipped (unless `force`) and reported
+    by raising LearnerWorkError after the others are written."""
     names = chapters or chapter_names(solutions_dir)
-    results = {}
+    results, kept = {}, []
     with tempfile.TemporaryDirectory(prefix="course-release-") as tmp:
         course = CourseDir.create(Path(tmp), names, solutions_dir)
         for name in names:
+            dest = Path(out_dir) / f"{name}.ipynb"
+            why = None if force or not dest.exists() else learner_work(dest)
+            if why:
+                kept.append((name, why))
+                continue
             student = course.generate(name)
-            results[name] = write_normalized(student, Path(out_dir) / f"{name}.ipynb")
+            results[name] = write_normalized(student, dest)
+    if kept:
+        lines = [f"not overwritten: {Path(out_dir).name}/{name}.ipynb holds your work ({why})" for name, why in kept]
+        first = kept[0][0]
+        lines += ["To keep both: move your notebook into learner/ (git ignores it), e.g.",
+                  f"    mkdir -p learner && mv {Path(out_dir).name}/{first}.ipynb learner/",
+                  "and run this command again; then work in learner/ (`python -m autograder learn NN` copies a "
+                  "fresh chapter there). To throw your changes away instead: add --force."]
+        raise LearnerWorkError("\n".join(lines))
     return results
 
 
@@ -46,7 +89,7 @@ def main(args) -> int:
     changed = normalize_solutions()
     for name in changed:
         print(f"normalized solutions/{name}.ipynb")
-    results = release(args.chapters or None)
+    results = release(args.chapters or None, force=getattr(args, "force", False))
     for name, did_change in results.items():
         print(f"{'updated ' if did_change else 'unchanged'} chapters/{name}.ipynb")
     for name in stale_chapters():

@@ -1,46 +1,274 @@
-"""nbgrader's Execute preprocessor, made to survive a cell that kills the kernel.
+"""nbgrader's Execute preprocessor, made to survive (and contain) any student notebook.
 
-Stock nbgrader gives up on the whole submission when a student's code kills its kernel
-(`os._exit`, a segfault in an extension, running out of memory), so every exercise the
-student had already solved scores zero. Here the cell that killed the kernel gets an
-error output, every later code cell is marked "not run" (so it scores zero, as it
-would have failed anyway without its state), and the cells before it keep the grades
-they earned. The autograder's configuration puts this class in place of `Execute`.
+Used by `grade` (through `nbgrader_config.py`) and by the learner's self-check, so both
+score a notebook the same way:
+
+* **Sandbox.** Each kernel runs in a bubblewrap sandbox with memory and CPU limits
+  (`sandbox.SandboxedKernelManager`); without bubblewrap it says loudly that it is not
+  isolated.
+* **Honest tests.** Before every locked cell (the instructor's setup and test code) the
+  kernel is repaired: IPython's input/AST transformers and event hooks, the test helpers,
+  numpy and the names the instructor's cells defined are put back (`integrity`). During
+  a test, what the student's code writes to stderr is shown on stdout, never fatal. What
+  had to be repaired is kept in `self.repairs` for the grader's review column.
+* **Timeouts are timeouts.** A cell that runs past the limit is interrupted and gets a
+  `TimeoutError` output (not `KeyboardInterrupt`); later test cells of the same exercise
+  fail at once instead of each waiting for the limit again.
+* **A kernel that will not stop, or dies, is replaced.** If the interrupt is ignored (a
+  loop inside a bare `except:`) or the kernel dies (`os._exit`, a crash, out of memory),
+  a fresh kernel is started and the instructor's setup cells and the student's solution
+  cells before that point are run again (without the culprit), so the rest of the notebook
+  is still graded. After `max_restarts` the remaining cells are marked "not run".
+* **Bounded output.** Each cell's outputs are capped in bytes (`max_cell_output_bytes`),
+  keeping the beginning and the end of long text.
 """
 from __future__ import annotations
 
-from nbclient.exceptions import DeadKernelError
+import ast
+import copy
+import time
+
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
+from traitlets import Bool, Integer, List
+
+from .notebooks import nbgrader_meta
+from .sandbox import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, SandboxedKernelManager, SandboxPolicy, default_hidden
+
+_INTEGRITY = "__import__('autograder.integrity', fromlist=['_'])."
+STDERR_RULE = ("Note: this test cell wrote to stderr, and a test cell with output on stderr scores 0 "
+               "(nbgrader's rule). Output your own code prints, warnings included, does not count against "
+               "you; this came from below Python (a library printing directly) or from the test itself.")
 
 
-def _error(ename: str, evalue: str) -> NotebookNode:
+def error_output(ename: str, evalue: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
 
-class ResilientExecute(Execute):
-    """Execute every cell; after a kernel death, fail the remaining code cells instead of the notebook."""
+def _text_size(output) -> int:
+    if output.get("output_type") == "stream":
+        return len(output.get("text", "").encode())
+    if output.get("output_type") == "error":
+        return sum(len(t.encode()) for t in output.get("traceback", [])) + len(str(output.get("evalue", "")))
+    return sum(len(str(v).encode()) for v in output.get("data", {}).values())
 
+
+def _shorten(text: str, limit: int) -> str:
+    raw = text.encode()
+    if len(raw) <= limit:
+        return text
+    head = raw[: limit // 2].decode(errors="ignore")
+    tail = raw[-limit // 4:].decode(errors="ignore")
+    return f"{head}\n\n... [{len(raw) - len(head.encode()) - len(tail.encode()):,} bytes of output cut] ...\n\n{tail}"
+
+
+def cap_outputs(cell, limit: int) -> None:
+    """Keep a cell's outputs under `limit` bytes: long text keeps its start and end, extra outputs go."""
+    kept, used = [], 0
+    for output in cell.get("outputs", []):
+        size = _text_size(output)
+        room = limit - used
+        if size <= room:
+            kept.append(output)
+            used += size
+            continue
+        if output.get("output_type") == "stream" and room > 1000:
+            output["text"] = _shorten(output["text"], room - 200)
+            kept.append(output)
+            used = limit
+        elif output.get("output_type") == "error":
+            output["traceback"] = [_shorten("\n".join(output.get("traceback", [])), max(room, 2000))]
+            kept.append(output)
+            used = limit
+        else:
+            dropped = NotebookNode(output_type="stream", name="stdout",
+                                   text=f"\n... [more output cut: over {limit:,} bytes in one cell] ...\n")
+            if not kept or kept[-1].get("text") != dropped.text:
+                kept.append(dropped)
+    cell["outputs"] = kept
+
+
+class ResilientExecute(Execute):
+    """Execute every cell in a sandboxed, guarded kernel; see the module docstring."""
+
+    sandbox = Bool(True, help="run kernels in a bubblewrap sandbox (falls back loudly)").tag(config=True)
+    hide = List([], help="extra folders hidden from student code (grading output, submissions)").tag(config=True)
+    memory_bytes = Integer(DEFAULT_MEMORY_BYTES, help="address-space limit of a kernel").tag(config=True)
+    cpu_seconds = Integer(DEFAULT_CPU_SECONDS, help="CPU-time limit of a kernel").tag(config=True)
+    require_isolation = Bool(False, help="fail instead of running without bubblewrap").tag(config=True)
+    guard = Bool(True, help="repair the kernel before each locked cell (integrity)").tag(config=True)
+    max_restarts = Integer(3, help="fresh kernels per notebook after a hang or a crash").tag(config=True)
+    max_cell_output_bytes = Integer(100_000, help="output kept per cell, in bytes").tag(config=True)
+
+    # ---- kernel --------------------------------------------------------------------------
+    def create_kernel_manager(self):
+        if not self.sandbox:
+            return super().create_kernel_manager()
+        policy = SandboxPolicy(hide=default_hidden() + list(self.hide), memory_bytes=self.memory_bytes,
+                               cpu_seconds=self.cpu_seconds, require=self.require_isolation)
+        manager_class = type("GradingKernelManager", (SandboxedKernelManager,), {"policy": policy})
+        self.km = manager_class(kernel_name=self.kernel_name or "python3", config=self.config)
+        return self.km
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        self._timed_out_now = True
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def _kernel_eval(self, expr: str, timeout: float = 30.0):
+        """Evaluate `expr` in the kernel as a user expression (no input transformers, no events);
+        return its repr, or None if the kernel did not answer in time."""
+        msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"r": expr})
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                msg = self._run(self.kc.shell_channel.get_msg(timeout=left))
+            except Exception:
+                return None
+            if msg["parent_header"].get("msg_id") == msg_id:
+                result = msg["content"].get("user_expressions", {}).get("r", {})
+                if result.get("status") == "ok":
+                    return result.get("data", {}).get("text/plain")
+                return None
+
+    def _run(self, awaitable):
+        from jupyter_core.utils import ensure_async, run_sync
+
+        async def wrapper():
+            return await ensure_async(awaitable)
+        return run_sync(wrapper)()
+
+    def _install_guard(self) -> None:
+        if self.guard and not self._guard_installed:
+            self._kernel_eval(_INTEGRITY + "install()", timeout=120)
+            self._guard_installed = True
+
+    def _fresh_kernel(self) -> None:
+        try:
+            self._cleanup_kernel()
+        except Exception:   # the old kernel may be dead or stuck: it is killed either way
+            self.km = self.kc = None
+        self.km = self.create_kernel_manager()
+        self.start_new_kernel()
+        self.start_new_kernel_client()
+        self._guard_installed = False
+
+    def _restart_and_replay(self, upto: int) -> bool:
+        """A fresh kernel with the state of cells [0, upto) rebuilt; False if that failed."""
+        self._restarts += 1
+        if self._restarts > self.max_restarts:
+            self._gave_up = f"not run: the grader restarted the kernel {self.max_restarts} times and stopped"
+            return False
+        try:
+            self._fresh_kernel()
+            self._install_guard()
+            for j, cell in enumerate(self.nb.cells[:upto]):
+                meta = nbgrader_meta(cell)
+                wanted = meta.get("solution") or (meta.get("locked") and not meta.get("grade"))
+                if cell.cell_type != "code" or not wanted or j in self._bad_cells or not cell.source.strip():
+                    continue
+                replay = copy.deepcopy(cell)
+                self._timed_out_now = False
+                self._guarded(replay, j, lambda c=replay, i=j: Execute.execute_cell(self, c, i, store_history=False))
+                if self._timed_out_now:
+                    self._gave_up = f"not run: cell {j} hung again when the grader re-ran it after a restart"
+                    return False
+        except (DeadKernelError, CellTimeoutError, RuntimeError) as exc:
+            self._gave_up = f"not run: the kernel could not be restarted ({type(exc).__name__})"
+            return False
+        return True
+
+    def _guarded(self, cell, index, run):
+        """Run `run()` for `cell`, repairing the kernel around locked cells."""
+        meta = nbgrader_meta(cell)
+        locked = bool(meta.get("locked") or meta.get("grade"))
+        graded = bool(meta.get("grade"))
+        repairs = []
+        if self.guard and locked:
+            self._install_guard()
+            text = self._kernel_eval(_INTEGRITY + f"before_locked({graded})")
+            try:
+                repairs = ast.literal_eval(text) if text else []
+            except (ValueError, SyntaxError):
+                repairs = ["the grader's integrity check did not answer normally"]
+        result = run()
+        if self.guard and locked:
+            self._kernel_eval(_INTEGRITY + "after_locked()")
+        if repairs:
+            name = meta.get("grade_id", f"cell {index}")
+            self.repairs.append((name, repairs))
+        return result, repairs
+
+    # ---- notebook and cells --------------------------------------------------------------
     def preprocess(self, nb, resources=None, km=None):
-        self._died_in_cell: int | None = None
+        self._restarts = 0
+        self._gave_up: str | None = None
+        self._bad_cells: set[int] = set()
+        self._timed_out_exercises: dict[str, int] = {}
+        self._exercise: str | None = None
+        self._guard_installed = False
+        self.repairs: list[tuple[str, list[str]]] = []
+        self.incidents: list[str] = []
         try:
             return super().preprocess(nb, resources, km)
         except DeadKernelError:
-            # Raised again while shutting the dead kernel down: the cells are already marked.
-            if self._died_in_cell is None:
+            # Raised again while shutting a dead kernel down: the cells are already marked.
+            if not (self._bad_cells or self._gave_up):
                 raise
             return self.nb, self.resources
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
             return cell, resources
-        if self._died_in_cell is not None:
-            cell.outputs = [_error("KernelDied", f"not run: the kernel died in cell {self._died_in_cell}")]
+        meta = nbgrader_meta(cell)
+        if meta.get("solution"):
+            self._exercise = meta.get("grade_id")
+        if self._gave_up:
+            cell.outputs = [error_output("KernelDied", self._gave_up)]
             return cell, self.resources
+        if meta.get("grade") and self._exercise in self._timed_out_exercises:
+            cell.outputs = [error_output("TimeoutError", (
+                f"not run: an earlier cell of this exercise ({self._exercise}) ran past the {self.timeout} s "
+                f"limit, so this test would too; it scores 0 without waiting"))]
+            return cell, self.resources
+        self._timed_out_now = False
+        unresponsive = False
+        repairs = []
         try:
-            return super().preprocess_cell(cell, resources, index)
+            (cell, resources), repairs = self._guarded(
+                cell, index, lambda: Execute.preprocess_cell(self, cell, resources, index))
+        except CellTimeoutError:
+            unresponsive = True                # interrupted, but it kept running (interrupts ignored)
         except DeadKernelError:
-            self._died_in_cell = index
-            cell.outputs.append(_error("KernelDied", "this cell killed the Python kernel (os._exit, a crash, "
-                                                     "or running out of memory)"))
+            self._bad_cells.add(index)
+            self.incidents.append(f"cell {index} killed the kernel")
+            cell.outputs.append(error_output("KernelDied", "this cell killed the Python kernel (os._exit, a crash, "
+                                                           "or running out of memory); the grader started a new "
+                                                           "kernel and graded the rest"))
+            self._restart_and_replay(index)
             return cell, self.resources
+        if self._timed_out_now or unresponsive:
+            self._bad_cells.add(index)
+            self._timed_out_exercises.setdefault(self._exercise or f"cell {index}", index)
+            self.incidents.append(f"cell {index} timed out")
+            cell.outputs = [o for o in cell.get("outputs", []) if not (
+                o.get("output_type") == "error" and o.get("ename") in ("KeyboardInterrupt", "CellTimeoutError"))]
+            how = ("; it ignored the interrupt, so the grader started a new kernel and graded the rest"
+                   if unresponsive else "")
+            cell.outputs.append(error_output("TimeoutError", f"this cell ran longer than the {self.timeout} s "
+                                                             f"limit and was stopped{how}"))
+            if unresponsive or self._kernel_eval("1", timeout=10) is None:
+                self._restart_and_replay(index)
+        if repairs:
+            cell.outputs.insert(0, NotebookNode(output_type="stream", name="stdout", text=(
+                "Before this cell the grader undid changes made to the test environment:\n  - "
+                + "\n  - ".join(repairs[:10]) + "\n")))
+        if meta.get("grade") and any(o.get("output_type") == "stream" and o.get("name") == "stderr"
+                                     for o in cell.outputs) \
+                and not any(o.get("output_type") == "error" for o in cell.outputs):
+            cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=STDERR_RULE + "\n"))
+        cap_outputs(cell, self.max_cell_output_bytes)
+        return cell, self.resources

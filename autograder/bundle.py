@@ -1,0 +1,77 @@
+"""`python -m autograder bundle OUT`: build what a class receives.
+
+OUT gets the student notebooks (`chapters/`, freshly released: stubs, visible tests
+only), the course library (`specdec/`, `widgets/`), the course commands (`autograder/`,
+with `autograder/reference/` holding the student notebooks the self-check takes its
+tests from), and the files to install it (`pyproject.toml`, `constraints.txt`,
+`environment.yml`, `course`, `README.md`). It has no `solutions/`, no `tests/`, no git
+history, and no line of hidden test code anywhere: the bundle is checked for that before
+the command returns. In the bundle, `python -m autograder check` runs the visible tests
+and says that the hidden ones run when the work is graded.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from . import notebooks
+from .course import REPO_ROOT, SOLUTIONS_DIR, chapter_names
+from .feedback import hidden_lines
+from .release import release
+
+PACKAGES = ("specdec", "widgets", "autograder")
+FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "course", "README.md", ".gitignore")
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "reference")
+
+
+def leaks(folder: Path, hidden: set[str]) -> list[str]:
+    """'file: line' for every hidden test line found in a text file under `folder`."""
+    found = []
+    for path in sorted(Path(folder).rglob("*")):
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        # Notebooks store source lines as JSON strings: compare unescaped text too.
+        flat = text.replace('\\"', '"').replace("\\n", "\n")
+        for line in hidden:
+            if line in text or line in flat:
+                found.append(f"{path.relative_to(folder)}: {line[:80]}")
+    return found
+
+
+def build_bundle(out: Path) -> Path:
+    """Write the student bundle into `out` (a new folder); return it."""
+    out = Path(out).resolve()
+    if out.exists():
+        raise SystemExit(f"{out} exists; give a new folder")
+    if not SOLUTIONS_DIR.is_dir():
+        raise SystemExit("bundle needs the instructor's course (solutions/ is missing)")
+    out.mkdir(parents=True)
+    for package in PACKAGES:
+        if (REPO_ROOT / package).is_dir():
+            shutil.copytree(REPO_ROOT / package, out / package, ignore=_IGNORE)
+    for name in FILES:
+        if (REPO_ROOT / name).exists():
+            shutil.copy2(REPO_ROOT / name, out / name)
+    release(out_dir=out / "chapters", force=True)
+    shutil.copytree(out / "chapters", out / "autograder" / "reference")
+    hidden: set[str] = set()
+    for name in chapter_names():
+        nb = notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb")
+        hidden |= hidden_lines(c.source for c in nb.cells if c.cell_type == "code")
+    found = leaks(out, hidden)
+    if found:
+        shutil.rmtree(out)
+        raise SystemExit("hidden test code would leak into the bundle:\n  " + "\n  ".join(found[:20]))
+    return out
+
+
+def main(args) -> int:
+    out = build_bundle(Path(args.out))
+    print(f"student bundle written to {out}: {len(list((out / 'chapters').glob('*.ipynb')))} chapters, "
+          f"no solutions, no hidden tests.\nLearners install it with `./course setup`, copy a chapter to "
+          f"work on with `python -m autograder learn 01`, and self-check with `python -m autograder check`.")
+    return 0

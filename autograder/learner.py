@@ -1,0 +1,41 @@
+"""`python -m autograder learn 03`: copy a fresh chapter into `learner/` to work on it.
+
+`learner/` is ignored by git, so updating the course (`git pull`), regenerating the
+chapters or running the test suite never touches a learner's work. The copy is never
+overwritten: if `learner/NN_slug.ipynb` exists, the command says so and leaves it.
+The self-check works on these copies as on any notebook:
+`python -m autograder check learner/03_acceptance_rule.ipynb`.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from .course import CHAPTERS_DIR, LEARNER_DIR, REFERENCE_DIR, resolve_chapter
+
+
+def learn(chapter: str, dest_dir: Path = LEARNER_DIR) -> tuple[Path, bool]:
+    """Copy the student notebook of `chapter` into `dest_dir`; return (path, copied?)."""
+    name = resolve_chapter(chapter)
+    source = CHAPTERS_DIR / f"{name}.ipynb"
+    if not source.exists():
+        source = REFERENCE_DIR / f"{name}.ipynb"
+    dest = Path(dest_dir) / f"{name}.ipynb"
+    if dest.exists():
+        return dest, False
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, dest)
+    return dest, True
+
+
+def main(args) -> int:
+    dest_dir = Path(args.dest) if args.dest else LEARNER_DIR
+    for chapter in args.chapters:
+        path, copied = learn(chapter, dest_dir)
+        if copied:
+            print(f"copied a fresh {path.name} to {path}; open it in JupyterLab and check it with\n"
+                  f"    python -m autograder check {path}")
+        else:
+            print(f"{path} already exists and holds your work; it was left as it is. For a fresh copy "
+                  f"as well, rename yours first (e.g. to {path.stem}_mine.ipynb).")
+    return 0

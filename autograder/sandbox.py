@@ -1,0 +1,250 @@
+"""Kernels for student code, each in a bubblewrap sandbox.
+
+When the grader (or the self-check) runs a notebook, the kernel is started as
+
+    bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp          read-only system, private /tmp
+          --tmpfs <hidden>...                                          gradebook, submissions, solutions
+          --bind <work> <work>                                         a private writable working copy
+          --unshare-all --die-with-parent --new-session                no network, own PIDs
+          python -c <set rlimits> python -m ipykernel_launcher -f <work>/kernel.json
+
+so that student code sees the system and the course library read-only, can write only
+into its own scratch folder (deleted afterwards), cannot reach the gradebook, the other
+submissions, the grading output, the instructor's solutions or the network, runs under a
+memory and CPU-time limit, and every process it starts dies with the sandbox (its own
+PID namespace). The kernel talks to the grader over Unix sockets (`ipc` transport) in
+the working folder, because it has no network. Interrupts go over the control channel
+(the kernel is in its own session, out of reach of signals to the grader's group).
+
+Where bubblewrap is missing (`apt-get install bubblewrap`), `SandboxedKernelManager`
+falls back to an ordinary kernel with the same limits and says loudly, once per run,
+that student code is NOT isolated from the grader. See the README's instructor section
+for the threat model and the container alternative.
+
+    >>> policy = SandboxPolicy(hide=["/etc"], memory_bytes=2**30, cpu_seconds=60)
+    >>> cmd = bwrap_command(["python", "-m", "ipykernel_launcher"], "/tmp/w", policy, bwrap="bwrap")
+    >>> cmd[:3], "--unshare-all" in cmd, cmd[cmd.index("/etc") - 1]
+    (['bwrap', '--ro-bind', '/'], True, '--tmpfs')
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jupyter_client import AsyncKernelManager
+
+from .course import REPO_ROOT
+
+DEFAULT_MEMORY_BYTES = 8 * 2**30      # address-space limit of a kernel (numpy, scipy, matplotlib fit easily)
+DEFAULT_CPU_SECONDS = 3600            # CPU time for one notebook (all its cells together)
+NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code runs with the grader's own "
+                "permissions: it could read or change the gradebook, other submissions and the grading "
+                "output. Install it (apt-get install bubblewrap) or grade inside a throwaway container; "
+                "see the README's instructor section.")
+
+# rlimits are set in the kernel's own process just before it starts (inside the sandbox).
+_LIMITS = ("import os, resource, sys\n"
+           "mem, cpu = int(sys.argv[1]), int(sys.argv[2])\n"
+           "if mem > 0: resource.setrlimit(resource.RLIMIT_AS, (mem, mem))\n"
+           "if cpu > 0: resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))\n"
+           "os.execv(sys.argv[3], sys.argv[3:])\n")
+
+
+@dataclass
+class SandboxPolicy:
+    """What a sandboxed kernel may see and use."""
+
+    hide: list = field(default_factory=list)          # folders replaced by an empty tmpfs
+    memory_bytes: int = DEFAULT_MEMORY_BYTES
+    cpu_seconds: int = DEFAULT_CPU_SECONDS
+    require: bool = False                             # refuse to run without bubblewrap
+
+
+def default_hidden() -> list[str]:
+    """Folders no student code needs: the instructor's solutions, the git history, the home folder."""
+    out = [str(REPO_ROOT / "solutions"), str(REPO_ROOT / ".git")]
+    home = os.path.expanduser("~")
+    if home not in ("/", "") and Path(home).is_dir():
+        out.append(home)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def bwrap_path() -> str | None:
+    """The bwrap executable if it exists and can build a sandbox here, else None."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return None
+    try:
+        probe = subprocess.run([exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
+                                "--die-with-parent", "--new-session", "true"],
+                               capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return exe if probe.returncode == 0 else None
+
+
+def isolation_available() -> bool:
+    return bwrap_path() is not None
+
+
+_warned = False
+
+
+def warn_not_isolated() -> None:
+    """Say once per process, on stderr, that grading is not isolated."""
+    global _warned
+    if not _warned:
+        _warned = True
+        print("\n" + "!" * 78 + "\n" + NOT_ISOLATED + "\n" + "!" * 78 + "\n", file=sys.stderr, flush=True)
+
+
+def _must_stay_visible() -> list[Path]:
+    """Paths the kernel needs: the interpreter's environment and the course library."""
+    return [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), REPO_ROOT]
+
+
+def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) -> list[str]:
+    """The bwrap command line that runs `cmd` in a sandbox whose only writable folder is `work`."""
+    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    hidden = [Path(h).resolve() for h in policy.hide if Path(h).exists() and Path(h).resolve() != Path("/")]
+    for h in hidden:
+        args += ["--tmpfs", str(h)]
+    # Bring back, read-only, what the kernel needs that a hidden folder covered (a venv in $HOME),
+    # then hide again what lies inside it (solutions/ inside a repository under $HOME).
+    kept = [k for k in _must_stay_visible() if any(h == k or h in k.parents for h in hidden)]
+    for k in kept:
+        args += ["--ro-bind", str(k), str(k)]
+    for h in hidden:
+        if any(k in h.parents for k in kept):
+            args += ["--tmpfs", str(h)]
+    args += ["--bind", work, work, "--chdir", work,
+             "--unshare-all", "--die-with-parent", "--new-session",
+             "--unsetenv", "JPY_PARENT_PID",
+             "--setenv", "HOME", work, "--setenv", "TMPDIR", "/tmp",
+             "--setenv", "IPYTHONDIR", os.path.join(work, ".ipython"),
+             "--setenv", "MPLCONFIGDIR", os.path.join(work, ".matplotlib")]
+    return args + ["--"] + cmd
+
+
+def limited(cmd: list[str], policy: SandboxPolicy) -> list[str]:
+    """`cmd` started through a tiny launcher that sets the memory and CPU-time limits."""
+    return [sys.executable, "-c", _LIMITS, str(policy.memory_bytes), str(policy.cpu_seconds)] + cmd
+
+
+def _seed_matplotlib_cache(work: Path) -> None:
+    """Copy matplotlib's font cache into the sandbox, so it is not rebuilt (or warned about) every run."""
+    try:
+        import matplotlib
+        cache = Path(matplotlib.get_cachedir())
+    except Exception:   # no matplotlib, or no cache yet: matplotlib builds one
+        return
+    dest = work / ".matplotlib"
+    dest.mkdir(exist_ok=True)
+    for f in cache.glob("fontlist-*.json"):
+        shutil.copyfile(f, dest / f.name)
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernels run in a bubblewrap sandbox (see the module docstring).
+
+    `policy` is set by the executor before the kernel starts. The working folder is private
+    to this kernel and removed by `cleanup_resources`."""
+
+    policy: SandboxPolicy = SandboxPolicy()
+
+    def __init__(self, *args, **kwargs):
+        self.work = Path(tempfile.mkdtemp(prefix="course-sandbox-")).resolve()
+        (self.work / ".ipython").mkdir()
+        _seed_matplotlib_cache(self.work)
+        self.isolated = bwrap_path() is not None
+        if self.isolated:
+            kwargs.setdefault("transport", "ipc")
+            kwargs.setdefault("ip", str(self.work / "k"))
+        kwargs.setdefault("connection_file", str(self.work / "kernel.json"))
+        super().__init__(*args, **kwargs)
+
+    @property
+    def kernel_spec(self):
+        spec = super().kernel_spec
+        if spec is not None and self.isolated:
+            spec.interrupt_mode = "message"     # signals cannot cross into the sandbox's session
+        return spec
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        cmd = limited(super().format_kernel_cmd(extra_arguments), self.policy)
+        if not self.isolated:
+            if self.policy.require:
+                raise RuntimeError("isolation required but bubblewrap is not available: " + NOT_ISOLATED)
+            warn_not_isolated()
+            return cmd
+        return bwrap_command(cmd, str(self.work), self.policy, bwrap_path())
+
+    async def _launch_kernel(self, kernel_cmd, **kw):
+        kw["cwd"] = str(self.work)
+        env = dict(kw.get("env") or os.environ)
+        # One BLAS thread per kernel: parallel grading runs one kernel per core.
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env.setdefault(var, "1")
+        if not self.isolated:
+            env["IPYTHONDIR"] = str(self.work / ".ipython")
+        kw["env"] = env
+        # The kernel's own start-up chatter would go to the grader's terminal.
+        kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
+        return await AsyncKernelManager._launch_kernel(self, kernel_cmd, **kw)
+
+    async def cleanup_resources(self, restart: bool = False) -> None:
+        await AsyncKernelManager.cleanup_resources(self, restart=restart)
+        if not restart:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def become_subreaper() -> None:
+    """Make this process adopt its orphaned descendants (Linux), so `reap_strays` can end a
+    student's detached processes even without a sandbox."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)     # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def child_pids() -> set[int]:
+    try:
+        import psutil
+        return {p.pid for p in psutil.Process().children(recursive=True)}
+    except Exception:
+        return set()
+
+
+def reap_strays(keep: set[int] = frozenset()) -> None:
+    """Kill every process this one started that is still running, except `keep` (children that
+    existed before grading): a student's detached processes, adopted thanks to `become_subreaper`."""
+    try:
+        import psutil
+    except ImportError:
+        return
+    strays = [p for p in psutil.Process().children(recursive=True) if p.pid not in keep]
+    for proc in strays:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(strays, timeout=5)
+
+
+def check_sandbox() -> str:
+    """One line for the grade command's header: isolated or not, and how."""
+    if isolation_available():
+        return f"student code runs in a bubblewrap sandbox ({bwrap_path()})"
+    return "student code is NOT isolated (bubblewrap missing)"
+
+
+if __name__ == "__main__":    # pragma: no cover - a manual probe
+    print(check_sandbox())

@@ -1,0 +1,101 @@
+"""The grading kernel's sandbox: what student code can and cannot reach; the loud fallback."""
+import os
+import time
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from autograder import sandbox
+from autograder.course import kernel_environment
+from autograder.integrity import restore
+from autograder.resilient_execute import cap_outputs
+from autograder.review import suspicious_lines
+
+needs_bwrap = pytest.mark.skipif(not sandbox.isolation_available(), reason="bubblewrap is not installed")
+
+
+def _run(cells, hide=(), timeout=30):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in cells])
+    manager = type("M", (sandbox.SandboxedKernelManager,), {"policy": sandbox.SandboxPolicy(hide=list(hide))})
+    with kernel_environment():
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", kernel_manager_class=manager,
+                       allow_errors=True).execute()
+    return ["".join(o.get("text", "") or f"{o.get('ename')}: {o.get('evalue')}" for o in c.outputs) for c in nb.cells]
+
+
+def test_bwrap_command_hides_folders_and_keeps_the_environment():
+    cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(hide=["/etc", os.path.expanduser("~")]),
+                                bwrap="bwrap")
+    assert cmd[:5] == ["bwrap", "--ro-bind", "/", "/", "--dev"]
+    assert cmd[cmd.index("/etc") - 1] == "--tmpfs"
+    for flag in ("--unshare-all", "--die-with-parent", "--new-session"):
+        assert flag in cmd
+    assert cmd[cmd.index("--bind") + 1:cmd.index("--bind") + 3] == ["/tmp/w", "/tmp/w"]
+    assert cmd[-2:] == ["--", "python"]
+
+
+@needs_bwrap
+def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path):
+    secret = tmp_path / "grading"
+    secret.mkdir()
+    (secret / "gradebook.db").write_text("scores")
+    outputs = _run([
+        f"import os; print(sorted(os.listdir({str(secret)!r})))",
+        "open('/usr/evil', 'w')",
+        "import socket; print(socket.socket().connect_ex(('1.1.1.1', 80)))",
+        "import os; print(len([p for p in os.listdir('/proc') if p.isdigit()]) < 10)",
+        "import specdec, numpy; print('library ok')",
+        "import subprocess; p = subprocess.Popen(['sleep', '31337'], start_new_session=True); print('spawned')",
+    ], hide=[str(secret)])
+    assert outputs[0].strip() == "[]"
+    assert "Read-only file system" in outputs[1]
+    assert outputs[2].strip() != "0"
+    assert outputs[3].strip() == "True"
+    assert "library ok" in outputs[4]
+    assert "spawned" in outputs[5]
+    time.sleep(1)
+    import psutil
+    alive = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "31337"]]
+    assert not alive, "a detached process outlived its sandbox"
+
+
+def test_without_bubblewrap_grading_runs_and_says_it_is_not_isolated(monkeypatch, capsys):
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setattr(sandbox, "_warned", False)
+    outputs = _run(["print(6 * 7)"])
+    assert outputs[0].strip() == "42"
+    assert "NOT isolated" in sandbox.check_sandbox()
+    assert "not available" in capsys.readouterr().err
+
+
+def test_integrity_restores_what_student_code_patched():
+    import numpy as np
+
+    import autograder.recording_rng as recording
+    import autograder.stats as stats
+    from autograder import integrity
+
+    integrity.install()
+    genuine = (np.allclose, stats.assert_distribution, recording.RecordingGenerator.names)
+    np.allclose = lambda *a, **k: True
+    stats.assert_distribution = lambda *a, **k: None
+    recording.RecordingGenerator.names = lambda self: []
+    repaired = restore()
+    assert (np.allclose, stats.assert_distribution, recording.RecordingGenerator.names) == genuine
+    assert len(repaired) == 3 and integrity.genuine(stats) and integrity.genuine(recording)
+
+
+def test_outputs_are_capped_in_bytes():
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 5_000_000),
+                    nbformat.v4.new_output("stream", name="stdout", text="more")]
+    cap_outputs(cell, 100_000)
+    assert sum(len(o.get("text", "")) for o in cell.outputs) < 110_000
+    assert "bytes of output cut" in cell.outputs[0].text
+
+
+def test_suspicious_lines_are_flagged_and_ordinary_code_is_not():
+    assert suspicious_lines("def tv(p, q):\n    return 0.5 * np.abs(p - q).sum(axis=-1)") == []
+    flagged = suspicious_lines("import linecache\nsys.modules['autograder.stats'] = x\nwhile 1:\n  try: f()\n  except: pass")
+    assert [f.split(":")[0] for f in flagged] == ["line 1", "line 2", "line 5"]
