@@ -24,8 +24,34 @@ Statistics are what the test would compute with the tests' fixed seeds; a test c
 its first failing assert, so the hidden statistics were computed with the asserts disabled.
 """
 
+from tests.wrong_implementations.delegation import delegation_forms
+
+_DEF = "def speculative_verify(p, q, drafts, rng):"
+
+# The library's verify_round has the exercise's signature and random-number protocol, so the three
+# delegation forms (same object, thin wrapper, call through the module) pass every visible test; the
+# hidden assert_own_work check of every test cell refuses them ("... calls the course library's
+# verify_round ..."). A fourth form writes the loop but takes the residual from the library.
+_RESIDUAL_ONLY = f"""from specdec.distributions import residual
+
+{_DEF}
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if rng.random() < p[i, x] / q[i, x]:
+            out.append(x)
+            continue
+        out.append(int(rng.choice(V, p=residual(p[i], q[i]))))
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out
+"""
+
 WRONG = {
     "ex_speculative_verify": {
+        **delegation_forms(_DEF, "specdec.speculative", "verify_round"),
+        "delegate_library_residual": _RESIDUAL_ONLY,
         # chi-square: E1 303 (p 2e-62) +2 impossible, E2 198 (p 7e-38) +2 impossible, W 676 (p 4e-123) +8 impossible,
         #   WH 1172 +46 impossible, B 697 (p 5e-124), BH 472 (p 1e-78)
         "resample_from_p": '''def speculative_verify(p, q, drafts, rng):
