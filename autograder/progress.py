@@ -34,6 +34,12 @@ from pathlib import Path
 
 LOG_NAME = ".course_progress.jsonl"
 ENV_VAR = "COURSE_PROGRESS_LOG"
+_SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+
+
+def course_chapters() -> list[str]:
+    """The chapters' names ('01_cost_model', ...), in order (a glob: no notebook library needed)."""
+    return sorted(p.stem for p in _SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
 
 
 def default_folder(cwd: Path | None = None) -> Path:
@@ -188,10 +194,15 @@ def format_summary(events: list[dict], chapters: list[str] | None = None, n_weak
     for r in rows:
         mean = "-" if r["mean_seconds"] is None else f"{r['mean_seconds']:.0f} s"
         lines.append(f"{r['topic']:<22}{r['chapter']:>8}{r['attempts']:>6}{r['accuracy']:>7.0%}{mean:>11}")
-    weak = [r for r in rows if r["accuracy"] < 1.0][:n_weakest] or rows[:1]
+    weak = [r for r in rows if r["accuracy"] < 1.0][:n_weakest]
     lines.append("")
-    lines.append("Weakest: " + "; ".join(
-        f"{r['topic']} ({r['accuracy']:.0%} right): reread {_chapter_title(r['chapter'], chapters)}" for r in weak))
+    if weak:
+        lines.append("Weakest: " + "; ".join(
+            f"{r['topic']} ({r['accuracy']:.0%} right): reread {_chapter_title(r['chapter'], chapters)}" for r in weak))
+    else:
+        slow = max(rows, key=lambda r: r["mean_seconds"] or 0.0)
+        lines.append(f"Every recorded drill was right. Slowest topic: {slow['topic']}; to get faster, "
+                     f"reread {_chapter_title(slow['chapter'], chapters)} and repeat its drills with new seeds.")
     return "\n".join(lines)
 
 

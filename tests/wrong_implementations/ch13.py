@@ -1,0 +1,393 @@
+"""Wrong answers to chapter 13's coding drills (solutions/13_interview_drills.ipynb).
+
+Each value replaces the whole solution cell with that grade_id; every one must lose points
+while the reference solutions keep them all. Every drill also has the three ways of handing
+the work to the course library (delegation_forms), refused by the hidden assert_own_work
+check at the top of each of its test cells.
+
+Sampling drills are graded by Pearson chi-square (autograder.stats.assert_distribution,
+fails below p = 1e-6). The comments give each bug's statistic in the first chi-square check
+that sees it, with the tests' fixed seeds ("impossible" = an outcome of probability 0 came
+out, which fails at once):
+
+    R  = test_residual_sample_distribution, visible: p=(0.1,0.4,0.2,0.3), q=(0.3,0.1,0.1,0.5), 4,000 draws
+    V1 = check_speculative_verify (visible, in both verify test cells): first token vs p[0], 4,000 rounds
+    V2 = test_verify_distribution, visible: length of the emitted list, 3,000 rounds
+    VH = test_verify_distribution, hidden: whole emitted lists, gamma 2 / V 3 (6,000) and gamma 3 / V 3 (8,000)
+
+The other drills are deterministic; their comments name the first failing case.
+"""
+from tests.wrong_implementations.delegation import delegation_forms
+
+WRONG = {
+    "ex_drill_residual_sample": {
+        # Samples from p instead of the residual. R: token 0 (probability 0) comes out: impossible.
+        "sample_from_p": '''def residual_sample(p, q, rng):
+    p = np.asarray(p, dtype=float)
+    if np.allclose(p, q):
+        raise ValueError("p == q")
+    return int(rng.choice(len(p), p=p))''',
+        # |p - q| normalized: gives mass to tokens the draft over-proposes. R: token 0 comes out: impossible.
+        "absolute_difference": '''def residual_sample(p, q, rng):
+    r = np.abs(np.asarray(p, dtype=float) - np.asarray(q, dtype=float))
+    if r.sum() <= 1e-12:
+        raise ValueError("p == q")
+    return int(rng.choice(len(r), p=r / r.sum()))''',
+        # max(0, q - p): the draft's excess instead of the target's. First visible case (residual (1, 0, 0)) gives token 1.
+        "q_minus_p": '''def residual_sample(p, q, rng):
+    r = np.maximum(np.asarray(q, dtype=float) - np.asarray(p, dtype=float), 0.0)
+    if r.sum() <= 1e-12:
+        raise ValueError("p == q")
+    return int(rng.choice(len(r), p=r / r.sum()))''',
+        # Takes the argmax of the residual instead of sampling. R: only token 1, chi-square 1333 (1 dof), p ~ 1e-291.
+        "argmax_of_residual": '''def residual_sample(p, q, rng):
+    r = np.maximum(np.asarray(p, dtype=float) - np.asarray(q, dtype=float), 0.0)
+    if r.sum() <= 1e-12:
+        raise ValueError("p == q")
+    return int(np.argmax(r))''',
+        # Falls back to p when p == q instead of raising. Caught by test_residual_sample_edge_cases (p == q).
+        "no_value_error": '''def residual_sample(p, q, rng):
+    p = np.asarray(p, dtype=float)
+    r = np.maximum(p - np.asarray(q, dtype=float), 0.0)
+    if r.sum() <= 1e-12:
+        return int(rng.choice(len(p), p=p))
+    return int(rng.choice(len(r), p=r / r.sum()))''',
+        **delegation_forms("def residual_sample(p, q, rng):", "specdec.distributions", "residual"),
+    },
+    "ex_drill_speculative_verify": {
+        # Resamples from p after a rejection. Visible protocol case: residual (1, 0, 0) expected, p[0] used.
+        # V1 (asserts off): first token chi-square 226 on 2 dof (p ~ 1e-49).
+        "resample_from_p": '''def speculative_verify(p, q, drafts, rng):
+    p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if rng.random() < p[i, x] / q[i, x]:
+            out.append(x)
+            continue
+        out.append(int(rng.choice(V, p=p[i])))
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out''',
+        # Keeps the later drafts after a rejection. Visible protocol case: emits [0, 1] instead of [0].
+        "keep_drafts_after_rejection": '''def speculative_verify(p, q, drafts, rng):
+    p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if rng.random() < p[i, x] / q[i, x]:
+            out.append(x)
+            continue
+        r = np.maximum(p[i] - q[i], 0.0)
+        out.append(int(rng.choice(V, p=r / r.sum())))
+        out.extend(int(t) for t in drafts[i + 1:])
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out''',
+        # Accepts a draft when it is the target's argmax; no uniform drawn. Visible protocol: calls [choice] only.
+        "accept_on_argmax": '''def speculative_verify(p, q, drafts, rng):
+    p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if x == int(np.argmax(p[i])):
+            out.append(x)
+            continue
+        r = np.maximum(p[i] - q[i], 0.0)
+        out.append(int(rng.choice(V, p=r / r.sum())))
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out''',
+        # Compares the uniform with q/p instead of p/q. Hidden protocol case (ratio 2 kept, 1/3 rejected) and
+        # V1 (asserts off): chi-square 1167 on 2 dof.
+        "ratio_upside_down": '''def speculative_verify(p, q, drafts, rng):
+    p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if rng.random() < q[i, x] / p[i, x]:
+            out.append(x)
+            continue
+        r = np.maximum(p[i] - q[i], 0.0)
+        out.append(int(rng.choice(V, p=r / r.sum())))
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out''',
+        # The bonus after a full acceptance comes from p[gamma - 1] (an off-by-one row). The calls are right
+        # but the visible check's bonus p differs; with that assert off, VH gamma 2: chi-square 3,420 (impossible cells too).
+        "bonus_from_wrong_row": '''def speculative_verify(p, q, drafts, rng):
+    p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if rng.random() < p[i, x] / q[i, x]:
+            out.append(x)
+            continue
+        r = np.maximum(p[i] - q[i], 0.0)
+        out.append(int(rng.choice(V, p=r / r.sum())))
+        return out
+    out.append(int(rng.choice(V, p=p[gamma - 1])))
+    return out''',
+        **delegation_forms("def speculative_verify(p, q, drafts, rng):", "specdec.speculative", "verify_round"),
+    },
+    "ex_drill_greedy_speculative_generate": {
+        # No speculation: one target call per token. Right text; visible perfect-draft case needs 5 calls, makes 20.
+        "placeholder_no_speculation": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    tokens = list(prompt)
+    n = 0
+    while len(tokens) < len(prompt) + n_new:
+        tokens.append(int(np.argmax(target_logits(tokens)[-1])))
+        n += 1
+    return tokens, n''',
+        # No bonus token after a fully accepted draft. Visible perfect-draft case: 7 calls instead of 5.
+        "no_bonus_token": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    tokens = list(prompt)
+    end = len(tokens) + n_new
+    n = 0
+    while len(tokens) < end:
+        k = min(gamma, end - len(tokens) - 1)
+        drafts = []
+        for _ in range(k):
+            drafts.append(int(np.argmax(draft_next(tokens + drafts))))
+        rows = target_logits(tokens + drafts)[len(tokens) - 1:]
+        n += 1
+        choices = [int(z) for z in np.argmax(rows, axis=1)]
+        J = 0
+        while J < k and drafts[J] == choices[J]:
+            J += 1
+        tokens += drafts if (J == k and k > 0) else drafts[:J] + [choices[J]]
+    return tokens, n''',
+        # Emits the draft's token at the first mismatch. Visible case seed 0, noise 0.5, gamma 3: wrong text.
+        "emits_draft_at_mismatch": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    tokens = list(prompt)
+    end = len(tokens) + n_new
+    n = 0
+    while len(tokens) < end:
+        k = min(gamma, end - len(tokens) - 1)
+        drafts = []
+        for _ in range(k):
+            drafts.append(int(np.argmax(draft_next(tokens + drafts))))
+        rows = target_logits(tokens + drafts)[len(tokens) - 1:]
+        n += 1
+        choices = [int(z) for z in np.argmax(rows, axis=1)]
+        J = 0
+        while J < k and drafts[J] == choices[J]:
+            J += 1
+        tokens += drafts[:J + 1] if J < k else drafts + [choices[k]]
+    return tokens, n''',
+        # Overshoots: drafts gamma every round and never cuts the output. Visible case n_new=20, gamma=3, noise 0.5: too long.
+        "overshoots_n_new": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    tokens = list(prompt)
+    end = len(tokens) + n_new
+    n = 0
+    while len(tokens) < end:
+        drafts = []
+        for _ in range(gamma):
+            drafts.append(int(np.argmax(draft_next(tokens + drafts))))
+        rows = target_logits(tokens + drafts)[len(tokens) - 1:]
+        n += 1
+        choices = [int(z) for z in np.argmax(rows, axis=1)]
+        J = 0
+        while J < gamma and drafts[J] == choices[J]:
+            J += 1
+        tokens += drafts[:J] + [choices[J]]
+    return tokens, n''',
+        # Returns a made-up count (rounds estimated from the length) instead of counting. Visible: the count differs
+        # from the models' own counter (seed 0, noise 0.5, gamma 3).
+        "estimated_call_count": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    tokens = list(prompt)
+    end = len(tokens) + n_new
+    while len(tokens) < end:
+        k = min(gamma, end - len(tokens) - 1)
+        drafts = []
+        for _ in range(k):
+            drafts.append(int(np.argmax(draft_next(tokens + drafts))))
+        rows = target_logits(tokens + drafts)[len(tokens) - 1:]
+        choices = [int(z) for z in np.argmax(rows, axis=1)]
+        J = 0
+        while J < k and drafts[J] == choices[J]:
+            J += 1
+        tokens += drafts[:J] + [choices[J]]
+    return tokens, -(-n_new // (gamma + 1))''',
+        # plain_greedy is the only library code that writes the text; the thin forms hand the text to it.
+        "delegate_same_object": '''from specdec.toy_lm import plain_greedy
+
+def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    write = plain_greedy
+    return write(target_logits, list(prompt), n_new), -(-n_new // (gamma + 1))''',
+        "delegate_thin_wrapper": '''from specdec.toy_lm import plain_greedy
+
+def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    return plain_greedy(target_logits, list(prompt), n_new), -(-n_new // (gamma + 1))''',
+        "delegate_through_module": '''import specdec.toy_lm as toy_lm_lib
+
+def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    return toy_lm_lib.plain_greedy(target_logits, list(prompt), n_new), -(-n_new // (gamma + 1))''',
+    },
+    "ex_drill_survival_from_acceptance_matrix": {
+        # The diagonal entry (A^i)[start, start] instead of the row sum: visible case gives [0.5, 0.27].
+        "diagonal_entry": '''def survival_from_acceptance_matrix(A, start, gamma):
+    A = np.asarray(A, dtype=float)
+    return np.array([np.linalg.matrix_power(A, i)[start, start] for i in range(1, gamma + 1)])''',
+        # Column sums (A transposed): visible case gives [0.7, ...] instead of [0.6, 0.4].
+        "column_sum": '''def survival_from_acceptance_matrix(A, start, gamma):
+    A = np.asarray(A, dtype=float)
+    return np.array([np.linalg.matrix_power(A, i)[:, start].sum() for i in range(1, gamma + 1)])''',
+        # Off by one: a_0 .. a_{gamma-1} (starts at the identity). Visible case gives [1.0, 0.6].
+        "starts_at_identity": '''def survival_from_acceptance_matrix(A, start, gamma):
+    A = np.asarray(A, dtype=float)
+    return np.array([np.linalg.matrix_power(A, i)[start].sum() for i in range(gamma)])''',
+        # The i.i.d. shortcut alpha(start)^i: right in the visible i.i.d. case, wrong in the first (0.36, not 0.4).
+        "iid_approximation": '''def survival_from_acceptance_matrix(A, start, gamma):
+    A = np.asarray(A, dtype=float)
+    return A[start].sum() ** np.arange(1, gamma + 1)''',
+        **delegation_forms("def survival_from_acceptance_matrix(A, start, gamma):", "specdec.bigram", "survival_probabilities"),
+    },
+    "ex_drill_tree_attention_mask": {
+        # Node i sees only its parent and itself, not the grandparents: row 5 of the example misses node 0.
+        "parent_only": '''def tree_attention_mask(parents, prefix_len):
+    n = len(parents)
+    mask = np.zeros((n, prefix_len + n), dtype=bool)
+    mask[:, :prefix_len] = True
+    depth = np.zeros(n, dtype=np.int64)
+    for i, parent in enumerate(parents):
+        mask[i, prefix_len + i] = True
+        if parent >= 0:
+            mask[i, prefix_len + parent] = True
+            depth[i] = depth[parent] + 1
+    return mask, prefix_len + depth''',
+        # A plain causal mask over the nodes: siblings and cousins visible (row 1 of the example sees node 0).
+        "causal_not_tree": '''def tree_attention_mask(parents, prefix_len):
+    n = len(parents)
+    mask = np.ones((n, prefix_len + n), dtype=bool)
+    mask[:, prefix_len:] = np.tril(np.ones((n, n), dtype=bool))
+    depth = np.zeros(n, dtype=np.int64)
+    for i, parent in enumerate(parents):
+        if parent >= 0:
+            depth[i] = depth[parent] + 1
+    return mask, prefix_len + depth''',
+        # Positions count from the node index instead of the depth: [2, 3, 4, 5, 6, 7] in the example.
+        "positions_by_index": '''def tree_attention_mask(parents, prefix_len):
+    n = len(parents)
+    mask = np.zeros((n, prefix_len + n), dtype=bool)
+    mask[:, :prefix_len] = True
+    for i, parent in enumerate(parents):
+        mask[i, prefix_len + i] = True
+        if parent >= 0:
+            mask[i, prefix_len:] |= mask[parent, prefix_len:]
+    return mask, prefix_len + np.arange(n, dtype=np.int64)''',
+        # Forgets the node's own column: row 0 of the example is all False in the node block.
+        "no_self": '''def tree_attention_mask(parents, prefix_len):
+    n = len(parents)
+    mask = np.zeros((n, prefix_len + n), dtype=bool)
+    mask[:, :prefix_len] = True
+    depth = np.zeros(n, dtype=np.int64)
+    for i, parent in enumerate(parents):
+        if parent >= 0:
+            mask[i, prefix_len:] |= mask[parent, prefix_len:]
+            mask[i, prefix_len + parent] = True
+            depth[i] = depth[parent] + 1
+    return mask, prefix_len + depth''',
+        # An int mask (0/1) and float positions: same numbers, wrong dtypes (the visible test checks both).
+        "wrong_dtypes": '''def tree_attention_mask(parents, prefix_len):
+    n = len(parents)
+    mask = np.zeros((n, prefix_len + n), dtype=int)
+    mask[:, :prefix_len] = 1
+    depth = np.zeros(n)
+    for i, parent in enumerate(parents):
+        mask[i, prefix_len + i] = 1
+        if parent >= 0:
+            mask[i, prefix_len:] |= mask[parent, prefix_len:]
+            depth[i] = depth[parent] + 1
+    return mask, prefix_len + depth''',
+        **delegation_forms("def tree_attention_mask(parents, prefix_len):", "specdec.trees", "tree_attention_mask"),
+    },
+    "ex_drill_greedy_tree_walk": {
+        # Steps to any later node with the right token, whatever its parent. The visible cases happen to walk
+        # right; the hidden random trees catch it (a matching node that is not a child of the last kept node).
+        "ignores_parents": '''def greedy_tree_walk(tokens, parents, target_next):
+    path, node = [], -1
+    while True:
+        want = target_next[node + 1]
+        match = next((c for c in range(node + 1, len(tokens)) if tokens[c] == want), None)
+        if match is None:
+            return path, [tokens[i] for i in path] + [want]
+        path.append(match)
+        node = match''',
+        # Takes the last matching child: duplicate-sibling case walks [1, 2] instead of [0, 3].
+        "last_matching_child": '''def greedy_tree_walk(tokens, parents, target_next):
+    path, node = [], -1
+    while True:
+        want = target_next[node + 1]
+        kids = [c for c in range(len(tokens)) if parents[c] == node and tokens[c] == want]
+        if not kids:
+            return path, [tokens[i] for i in path] + [want]
+        path.append(kids[-1])
+        node = kids[-1]''',
+        # Forgets the target's token at the stopping point: the example emits ['sat', 'on'].
+        "no_extra_token": '''def greedy_tree_walk(tokens, parents, target_next):
+    path, node = [], -1
+    while True:
+        want = target_next[node + 1]
+        match = next((c for c in range(len(tokens)) if parents[c] == node and tokens[c] == want), None)
+        if match is None:
+            return path, [tokens[i] for i in path]
+        path.append(match)
+        node = match''',
+        # Reads the target's choice after node v at target_next[v] (off by one): the example stops at once.
+        "off_by_one_choice": '''def greedy_tree_walk(tokens, parents, target_next):
+    path, node = [], -1
+    while True:
+        want = target_next[max(node, 0)]
+        match = next((c for c in range(len(tokens)) if parents[c] == node and tokens[c] == want), None)
+        if match is None:
+            return path, [tokens[i] for i in path] + [want]
+        path.append(match)
+        node = match''',
+        **delegation_forms("def greedy_tree_walk(tokens, parents, target_next):", "specdec.trees", "greedy_tree_walk"),
+    },
+    "ex_drill_trim_block_table": {
+        # Floor instead of ceiling: drops a partly used block. Visible: length 9 -> 5 keeps [7] instead of [7, 3].
+        "floor_blocks": '''def trim_block_table(table, free, length, new_length, block_size):
+    if not 0 <= new_length <= length <= len(table) * block_size:
+        raise ValueError("bad lengths")
+    keep = new_length // block_size
+    return list(table[:keep]), list(free) + list(reversed(table[keep:]))''',
+        # Keeps one block too many when new_length is a multiple of the block size: 9 -> 4 keeps [7, 3].
+        "keeps_an_empty_block": '''def trim_block_table(table, free, length, new_length, block_size):
+    if not 0 <= new_length <= length <= len(table) * block_size:
+        raise ValueError("bad lengths")
+    keep = min(len(table), new_length // block_size + 1)
+    return list(table[:keep]), list(free) + list(reversed(table[keep:]))''',
+        # Never returns dropped blocks to the free list (a leak): 9 -> 4 gives free [0, 1].
+        "leaks_blocks": '''def trim_block_table(table, free, length, new_length, block_size):
+    if not 0 <= new_length <= length <= len(table) * block_size:
+        raise ValueError("bad lengths")
+    keep = -(-new_length // block_size)
+    return list(table[:keep]), list(free)''',
+        # Trims in place: right result, but the caller's lists change (visible: input lists modified).
+        "mutates_inputs": '''def trim_block_table(table, free, length, new_length, block_size):
+    if not 0 <= new_length <= length <= len(table) * block_size:
+        raise ValueError("bad lengths")
+    keep = -(-new_length // block_size)
+    while len(table) > keep:
+        free.append(table.pop())
+    return table, free''',
+        # Frees the dropped blocks first-to-last: 9 -> 4 gives free [0, 1, 3, 5] instead of [0, 1, 5, 3].
+        "free_order_reversed": '''def trim_block_table(table, free, length, new_length, block_size):
+    if not 0 <= new_length <= length <= len(table) * block_size:
+        raise ValueError("bad lengths")
+    keep = -(-new_length // block_size)
+    return list(table[:keep]), list(free) + list(table[keep:])''',
+        # No check of new_length: 9 -> 10 returns the table unchanged instead of raising.
+        "no_value_error": '''def trim_block_table(table, free, length, new_length, block_size):
+    keep = -(-new_length // block_size)
+    return list(table[:keep]), list(free) + list(reversed(table[keep:]))''',
+        **delegation_forms("def trim_block_table(table, free, length, new_length, block_size):", "specdec.paged_cache", "trim"),
+    },
+}
