@@ -140,6 +140,27 @@ def fall_batch(cost: StepCost, k: int) -> float:
     return math.inf if excess <= 0 else cost.t_W / excess
 
 
+def largest_free_batch(t_W: float, t_K: float, t_F: float, k: int):
+    """The largest integer B >= 0 with `k B t_F <= t_W + B t_K` (evaluated in floating point), or
+    `inf` when `k t_F <= t_K` (every batch qualifies).
+
+    >>> largest_free_batch(1.0, 0.125, 0.0625, 4), largest_free_batch(4.3, 0.0, 0.1, 1), largest_free_batch(1.0, 0.5, 0.1, 4)
+    (8, 43, inf)
+    """
+    k = _k(k)
+    if not (t_W >= 0 and t_K >= 0 and t_F > 0) or not all(map(math.isfinite, (t_W, t_K, t_F))):
+        raise ValueError(f"need t_W >= 0, t_K >= 0, t_F > 0 (finite), got {t_W!r}, {t_K!r}, {t_F!r}")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:      # the quotient can land just below an exact integer
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return int(B)
+
+
 def regime(cost: StepCost, B, gamma: int):
     """1, 2 or 3 (see the module docstring) for each batch size in `B` (t_0 does not matter).
 

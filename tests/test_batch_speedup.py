@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from specdec.batch_speedup import (MAX_CONTEXT, critical_context, drafter_cost_ratio, fall_batch, ideal_speedup,
-                                   max_batch_in_memory, memory_bound_queries, one_layer_drafter, regime,
+                                   largest_free_batch, max_batch_in_memory, memory_bound_queries, one_layer_drafter, regime,
                                    speedup_at_batch)
 from specdec.cost_model import StepCost, step_cost
 from specdec.hardware import GPUS
@@ -111,3 +111,16 @@ def test_validation():
     with pytest.raises(ValueError):
         max_batch_in_memory(LLAMA, H100, 0)
     assert set(MAX_CONTEXT) == set(MODELS)
+
+
+def test_largest_free_batch_is_the_last_memory_bound_batch():
+    rng = np.random.default_rng(9)
+    for _ in range(2000):
+        t_W, t_K, t_F, k = rng.uniform(0, 1e-2), rng.uniform(0, 1e-4), rng.uniform(1e-7, 1e-3), int(rng.integers(1, 17))
+        B = largest_free_batch(t_W, t_K, t_F, k)
+        if k * t_F <= t_K:
+            assert B == math.inf
+            continue
+        assert k * B * t_F <= t_W + B * t_K and k * (B + 1) * t_F > t_W + (B + 1) * t_K
+    c = step_cost(LLAMA, H100, T_bar=512)
+    assert largest_free_batch(c.t_W, c.t_K, c.t_F, 4) == math.floor(fall_batch(c, 4)) == 104

@@ -1,0 +1,169 @@
+"""Wrong answers to the exercises of chapter 06 (critical context, largest free batch).
+
+Each value replaces the whole solution cell with that grade_id; the other solutions stay
+correct. Every entry must lose points under the hidden tests, while the unmodified notebook
+gets full marks. The exercises are deterministic (no sampling), so no chi-square statistics
+apply: each comment names the failing case.
+"""
+from tests.wrong_implementations.delegation import delegation_forms as _delegation_forms
+
+
+def delegation_forms(def_line, module, function):
+    """The three delegation forms; the library function has the exercise's own name here, so the thin
+    wrapper imports it under an alias (the plain form would call itself forever)."""
+    forms = _delegation_forms(def_line, module, function)
+    forms["delegate_thin_wrapper"] = forms["delegate_thin_wrapper"].replace(
+        f"import {function}\n", f"import {function} as _library_{function}\n").replace(
+        f"return {function}(", f"return _library_{function}(")
+    return forms
+
+WRONG = {
+    "ex_critical_context": {
+        # N instead of N_act: identical for dense models, wrong for DeepSeek-V3 (671B vs 37B). Caught by
+        # test_critical_context_property (the hidden sweep over every preset: DeepSeek-V3, k = 1 on an H100).
+        "n_params_not_n_active": '''def critical_context(model, gpu, k):
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    ridge = gpu.flops_bf16 / gpu.bandwidth
+    denominator = ridge * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
+    if denominator <= 0:
+        return math.inf
+    return 2 * model.n_params * k / denominator
+''',
+        # Drops the attention arithmetic from the denominator: 1,660 instead of 1,755 tokens for Llama 3.1 8B,
+        # and never inf. Caught by test_critical_context_llama, _property and _never.
+        "no_attention_term": '''def critical_context(model, gpu, k):
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    ridge = gpu.flops_bf16 / gpu.bandwidth
+    return 2 * model.n_active * k / (ridge * model.kv_bytes_per_token)
+''',
+        # Returns the (negative) quotient when no context works instead of math.inf.
+        # Caught by test_critical_context_never (DeepSeek-V3, k = 2: a negative number).
+        "negative_instead_of_inf": '''def critical_context(model, gpu, k):
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    ridge = gpu.flops_bf16 / gpu.bandwidth
+    denominator = ridge * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
+    return 2 * model.n_active * k / denominator
+''',
+        # Treats only a negative denominator as "never": an exact zero raises ZeroDivisionError.
+        # Caught by test_critical_context_never (the power-of-two toy model with a zero denominator).
+        "zero_denominator_divides": '''def critical_context(model, gpu, k):
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    ridge = gpu.flops_bf16 / gpu.bandwidth
+    denominator = ridge * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
+    if denominator < 0:
+        return math.inf
+    return 2 * model.n_active * k / denominator
+''',
+        # Forgets k in the numerator: 439 instead of 1,755 tokens. Caught by test_critical_context_llama and _property.
+        "numerator_without_k": '''def critical_context(model, gpu, k):
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    ridge = gpu.flops_bf16 / gpu.bandwidth
+    denominator = ridge * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
+    if denominator <= 0:
+        return math.inf
+    return 2 * model.n_active / denominator
+''',
+        # Uses beta / pi instead of the ridge point: the denominator is always negative -> inf everywhere.
+        # Caught by test_critical_context_llama (inf instead of 1,755).
+        "inverted_ridge": '''def critical_context(model, gpu, k):
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    ridge = gpu.bandwidth / gpu.flops_bf16
+    denominator = ridge * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
+    if denominator <= 0:
+        return math.inf
+    return 2 * model.n_active * k / denominator
+''',
+        # No input check: k = 0 returns 0.0 instead of raising. Caught by test_critical_context_bad_input.
+        "no_value_error": '''def critical_context(model, gpu, k):
+    ridge = gpu.flops_bf16 / gpu.bandwidth
+    denominator = ridge * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
+    if denominator <= 0:
+        return math.inf
+    return 2 * model.n_active * k / denominator
+''',
+        **delegation_forms("def critical_context(model, gpu, k):", "specdec.batch_speedup", "critical_context"),
+    },
+    "ex_largest_free_batch": {
+        # Strict inequality: the boundary batch itself is excluded. Caught by test_free_batch_property
+        # (powers of two: 7 instead of 8) and by the random sweep whenever the quotient is an integer.
+        "strict_inequality": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    return math.ceil(t_W / excess) - 1
+''',
+        # Plain floor of the quotient, no guard: 4.3 / 0.1 = 42.99999999999999 -> 42, though 43 * 0.1 <= 4.3 holds.
+        # Caught by test_free_batch_property (the quotients that round below an integer).
+        "floor_without_guard": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    return math.floor(t_W / excess)
+''',
+        # Forgets the cache: t_W / (k t_F). At 512 tokens, k = 4: 72 instead of 104; never inf.
+        # Caught by test_free_batch_llama, _property and _inf.
+        "ignores_cache": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    return math.floor(t_W / (k * t_F))
+''',
+        # Returns the real quotient without rounding (104.2 instead of 104). Caught by test_free_batch_llama.
+        "real_not_integer": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    return t_W / excess
+''',
+        # Takes k times the whole excess, k (t_F - t_K): at 512 tokens t_F < t_K, so inf instead of 104.
+        # Caught by test_free_batch_llama and _property.
+        "k_times_excess": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * (t_F - t_K)
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K and B < 10**7:
+        B += 1
+    return int(B)
+''',
+        # A negative number instead of math.inf past the critical context.
+        # Caught by test_free_batch_inf (T_bar = 4096) and the hidden equality case.
+        "negative_instead_of_inf": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess == 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while excess > 0 and k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    return int(B)
+''',
+        # No input checks: t_F = 0 divides by zero or returns inf. Caught by test_free_batch_bad_input.
+        "no_value_error": '''def largest_free_batch(t_W, t_K, t_F, k):
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return int(B)
+''',
+        **delegation_forms("def largest_free_batch(t_W, t_K, t_F, k):", "specdec.batch_speedup", "largest_free_batch"),
+    },
+}
