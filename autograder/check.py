@@ -162,11 +162,23 @@ def format_report(outcomes: list[TestOutcome], elapsed: float, name: str) -> str
     return "\n".join(lines)
 
 
+def _record(path: Path, outcomes: list[TestOutcome]) -> None:
+    """Add the result to the learner's progress log, next to the notebook (`python -m autograder progress`)."""
+    from . import progress
+
+    try:
+        chapter = identify_chapter(path, notebooks.read(path))
+        progress.record_check(chapter, outcomes, progress.log_for_notebook(path))
+    except (OSError, SystemExit):
+        pass                     # a read-only folder must not break the self-check
+
+
 def main(args) -> int:
     status = 0
     for path in args.notebooks:
         outcomes, elapsed = run_check(Path(path), timeout=args.timeout)
         print(format_report(outcomes, elapsed, Path(path).name))
+        _record(Path(path), outcomes)
         if in_bundle():
             print(BUNDLE_NOTE)
         if any(o.message for o in outcomes):

@@ -1,7 +1,274 @@
-"""`python -m autograder drill` and `python -m autograder progress`: practice outside JupyterLab."""
+"""`python -m autograder drill` and `python -m autograder progress`: practice outside JupyterLab.
+
+    drill --list                       the drills (coding drills of chapter 13, numeric drill kinds)
+    drill NAME                         show a drill and start its clock
+    drill NAME --answer FILE.py        run FILE's function against the drill's visible and hidden tests;
+                                       report the time since the start and each test's verdict
+    drill KIND --seed N                a numeric drill; answer with --seed N --values X Y Z
+    drill                              pick a drill: one never done, else one of the weakest topic
+    progress                           per chapter: the last self-check and the drills done; weakest topics
+
+The coding drills and their tests are read from the chapter's solution notebook, so the
+terminal and the notebook grade the same way. Tests run in a separate Python process in a
+scratch folder, with a time limit; the hidden tests' code is never printed, only their
+messages. Results go into the progress log of the working folder (autograder.progress).
+"""
 from __future__ import annotations
 
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from . import progress
+
+DRILLS_NOTEBOOK = Path(__file__).resolve().parent.parent / "solutions" / "13_interview_drills.ipynb"
+_PREFIX = "ex_drill_"
+_RESULT_MARK = "@@drill-results@@"
+
+
+# ---------------------------------------------------------------- the drills, read from the notebook
+@dataclass
+class CodingDrill:
+    name: str
+    title: str
+    minutes: int | None
+    topic: str
+    chapter: str
+    statement: str
+    stub: str                                   # the def line and docstring, body `raise NotImplementedError`
+    setup: list[str] = field(default_factory=list)
+    tests: list[tuple[str, float, str]] = field(default_factory=list)     # (grade_id, points, source)
+
+
+def _meta(cell: dict) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def load_drills(path: Path = DRILLS_NOTEBOOK) -> dict[str, CodingDrill]:
+    """{name: CodingDrill} for every solution cell `ex_drill_<name>` of the drills notebook."""
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    drills: dict[str, CodingDrill] = {}
+    setup_so_far: list[str] = []
+    current: CodingDrill | None = None
+    statement, clock = "", ""
+    for cell in cells:
+        meta, src = _meta(cell), _source(cell)
+        if cell["cell_type"] == "markdown":
+            if src.lstrip().startswith("### Exercise"):
+                statement = src
+            continue
+        if "start_drill(" in src and not meta:
+            clock = src
+        if meta.get("solution") and meta.get("grade_id", "").startswith(_PREFIX):
+            name = meta["grade_id"][len(_PREFIX):]
+            title = statement.splitlines()[0].lstrip("# ").strip() if statement else name
+            minutes = re.search(r"suggested time (\d+) minutes", title)
+            topic = re.search(r'topic="([^"]+)"', clock)
+            chapter = re.search(r'chapter="(\d+)"', clock)
+            head = src.split("### BEGIN SOLUTION")[0].rstrip()
+            current = CodingDrill(name, title, int(minutes.group(1)) if minutes else None,
+                                  topic.group(1) if topic else name, chapter.group(1) if chapter else "13",
+                                  statement, head + "\n    raise NotImplementedError\n", list(setup_so_far))
+            drills[name] = current
+        elif meta.get("grade") and current is not None:
+            current.tests.append((meta["grade_id"], float(meta.get("points", 0)), src))
+        elif meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
+            setup_so_far.append(src)
+            if current is not None:
+                current.setup.append(src)
+    return drills
+
+
+# ---------------------------------------------------------------- running an answer file
+_RUNNER = r'''
+import contextlib, io, json, sys
+ns = {"__name__": "__drill__"}
+spec = json.load(open(sys.argv[1]))
+results = []
+def report(gid, points, ok, message):
+    results.append({"test": gid, "points": points if ok else 0.0, "max_points": points, "ok": ok, "message": message})
+try:
+    for src in spec["setup"]:
+        exec(compile(src, "<setup>", "exec"), ns)
+    answer = open(spec["answer"], encoding="utf-8").read()
+    exec(compile(answer, spec["answer"], "exec"), ns)
+    missing = spec["name"] not in ns
+except BaseException as err:
+    for gid, points, _ in spec["tests"]:
+        report(gid, points, False, f"your file did not run: {type(err).__name__}: {err}")
+    missing = None
+if missing:
+    for gid, points, _ in spec["tests"]:
+        report(gid, points, False, f"your file does not define {spec['name']}")
+elif missing is False:
+    for gid, points, src in spec["tests"]:
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                exec(compile(src, "<" + gid + ">", "exec"), ns)
+        except NotImplementedError:
+            report(gid, points, False, "not attempted yet (the function still raises NotImplementedError)")
+        except BaseException as exc:
+            report(gid, points, False, f"{type(exc).__name__}: {exc}")
+        else:
+            text = err.getvalue().strip()
+            report(gid, points, not text, ("the test wrote to stderr: " + text[:500]) if text else "")
+print("''' + _RESULT_MARK + r'''" + json.dumps(results))
+'''
+
+
+def run_answer(drill: CodingDrill, answer: Path, timeout: int = 120) -> list[dict]:
+    """Run `answer` (a .py file) against the drill's tests in a fresh Python process."""
+    answer = Path(answer).resolve()
+    if not answer.is_file():
+        raise SystemExit(f"no such answer file: {answer}")
+    with tempfile.TemporaryDirectory(prefix="course-drill-") as tmp:
+        spec = Path(tmp) / "spec.json"
+        spec.write_text(json.dumps({"name": drill.name, "answer": str(answer), "setup": drill.setup,
+                                    "tests": drill.tests}), encoding="utf-8")
+        env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+        env[progress.ENV_VAR] = str(Path(tmp) / "ignored_log.jsonl")   # the tests' own clocks stay out of the log
+        try:
+            done = subprocess.run([sys.executable, "-c", _RUNNER, str(spec)], cwd=tmp, env=env, capture_output=True,
+                                  text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return [{"test": gid, "points": 0.0, "max_points": pts, "ok": False,
+                     "message": f"the tests did not finish within {timeout} s (an endless loop?)"}
+                    for gid, pts, _ in drill.tests]
+    for line in reversed(done.stdout.splitlines()):
+        if line.startswith(_RESULT_MARK):
+            return json.loads(line[len(_RESULT_MARK):])
+    why = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return [{"test": gid, "points": 0.0, "max_points": pts, "ok": False, "message": f"the test run crashed: {why}"}
+            for gid, pts, _ in drill.tests]
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "not timed (run `drill NAME` first to start the clock)"
+    minutes, sec = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {sec:02d} s" if minutes else f"{sec} s"
+
+
+def format_result(drill: CodingDrill, results: list[dict], seconds: float | None) -> str:
+    got, full = sum(r["points"] for r in results), sum(r["max_points"] for r in results)
+    lines = [f"{drill.title}", ""]
+    for r in results:
+        lines.append(f"  [{'PASS' if r['ok'] else 'FAIL'}] {r['test']} ({r['points']:g}/{r['max_points']:g})")
+        if not r["ok"]:
+            lines.extend("         " + ln for ln in r["message"].splitlines()[:20])
+    suggested = f" (suggested {drill.minutes} min)" if drill.minutes else ""
+    lines += ["", f"Result: {got:g} / {full:g} {'- passed' if got == full else '- not yet'}",
+              f"Time: {_duration(seconds)}{suggested}"]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- commands
+def _plain(markdown: str) -> str:
+    return re.sub(r"\$([^$]*)\$", r"\1", markdown).replace("**", "").replace("`", "")
+
+
+def _pick(drills: dict[str, CodingDrill], events: list[dict], rng: random.Random) -> str:
+    from specdec.drills import KINDS
+    names = list(drills) + list(KINDS)
+    done = {e.get("drill") for e in events if e.get("type") == "drill"}
+    done |= {e["drill"].split(":", 1)[1] for e in events if e.get("type") == "drill" and ":" in e.get("drill", "")}
+    fresh = [n for n in names if n not in done]
+    if fresh:
+        return rng.choice(fresh)
+    weakest = progress.topic_summary(events)[0]["topic"]
+    topic_of = {**{n: d.topic for n, d in drills.items()}, **{k: t for k, (_, t) in KINDS.items()}}
+    return rng.choice([n for n in names if topic_of[n] == weakest] or names)
+
+
+def _numeric(args, log: Path) -> int:
+    from specdec.drills import grade, make_question
+
+    seed = args.seed
+    if args.values is not None and seed is None:
+        raise SystemExit("give the --seed of the question you answer, e.g. --seed 7 --values 2.8 1.9 6")
+    if seed is None:
+        seed = random.SystemRandom().randrange(10**6)
+    q = make_question(seed, args.name)
+    label = f"numeric:{q.kind}"
+    if args.values is None:
+        progress.start_drill(label, q.topic, q.chapter, path=log)
+        print(f"Numeric drill '{q.kind}' (seed {seed}; chapter {q.chapter}, {q.topic})\n\n{q.text}\n")
+        print("Parts: " + "; ".join(f"({i + 1}) {p.label}" for i, p in enumerate(q.parts)))
+        print(f"\nAnswer with: python -m autograder drill {q.kind} --seed {seed} --values "
+              + " ".join(f"X{i + 1}" for i in range(len(q.parts))))
+        return 0
+    result = grade(q, args.values)
+    clock = progress.open_clock(progress.read_log(log), label)
+    seconds = None if clock is None else time.time() - clock["time"]
+    progress.append({"type": "drill", "drill": label, "topic": q.topic, "chapter": q.chapter,
+                     "correct": result.correct, "seconds": None if seconds is None else round(seconds, 1),
+                     "kind": q.kind, "seed": seed}, log)
+    print(result.summary())
+    print(f"\n{'Right.' if result.correct else 'Not yet.'} Time: {_duration(seconds)}\n\nWorked answer: {q.worked}")
+    return 0 if result.correct else 1
+
+
+def drill_main(args) -> int:
+    from specdec.drills import KINDS
+
+    log = progress.log_path(args.folder)
+    drills = load_drills()
+    if args.list:
+        print("Coding drills (answer with --answer FILE.py):")
+        for d in drills.values():
+            print(f"  {d.name:<34} {d.minutes or '?':>3} min  chapter {d.chapter}  {d.topic}")
+        print("\nNumeric drills (new numbers with --seed N):")
+        for kind, (chapter, topic) in KINDS.items():
+            print(f"  {kind:<34}          chapter {chapter}  {topic}")
+        return 0
+    name = args.name or _pick(drills, progress.read_log(log), random.Random())
+    if name in KINDS:
+        return _numeric(argparse_namespace(args, name), log)
+    if name not in drills:
+        raise SystemExit(f"unknown drill {name!r}; `python -m autograder drill --list` shows them")
+    d = drills[name]
+    if not args.answer:
+        progress.start_drill(d.name, d.topic, d.chapter, path=log)
+        print(_plain(d.statement))
+        print("\nStart from:\n\nimport numpy as np\n\n" + d.stub)
+        print(f"Clock started. When ready: python -m autograder drill {d.name} --answer my_{d.name}.py")
+        return 0
+    results = run_answer(d, Path(args.answer), timeout=args.timeout)
+    clock = progress.open_clock(progress.read_log(log), d.name)
+    seconds = None if clock is None else time.time() - clock["time"]
+    passed = all(r["ok"] for r in results)
+    progress.append({"type": "drill", "drill": d.name, "topic": d.topic, "chapter": d.chapter, "correct": passed,
+                     "seconds": None if seconds is None else round(seconds, 1), "source": "cli"}, log)
+    print(format_result(d, results, seconds))
+    return 0 if passed else 1
+
+
+def argparse_namespace(args, name: str):
+    args.name = name
+    return args
+
+
+def progress_main(args) -> int:
+    log = progress.log_path(args.folder)
+    print(f"Progress log: {log}\n")
+    print(progress.format_progress(progress.read_log(log), progress.course_chapters()))
+    return 0
+
+
+# ---------------------------------------------------------------- argparse wiring (autograder/__main__.py)
 def add_drill_parser(sub) -> None:
     p = sub.add_parser("drill", help="interview drills: show one, run your answer file against its tests")
     p.add_argument("name", nargs="?", help="the drill (default: one picked for you); --list shows them")
@@ -9,8 +276,9 @@ def add_drill_parser(sub) -> None:
     p.add_argument("--values", nargs="+", type=float, help="your numbers, for a numeric drill")
     p.add_argument("--seed", type=int, default=None, help="seed of a numeric drill's numbers")
     p.add_argument("--list", action="store_true", help="list the drills")
-    p.add_argument("--folder", help="your working folder, where the progress log lives")
-    p.add_argument("--timeout", type=int, default=120, help="seconds allowed for the tests")
+    p.add_argument("--folder", help="your working folder, where the progress log lives (default: chapters/ "
+                                    "from the course's root, else the current folder)")
+    p.add_argument("--timeout", type=int, default=120, help="seconds allowed for the tests (default 120)")
 
 
 def add_progress_parser(sub) -> None:
@@ -19,4 +287,4 @@ def add_progress_parser(sub) -> None:
 
 
 def main(args) -> int:
-    raise SystemExit("drill and progress are not available yet")
+    return progress_main(args) if args.command == "progress" else drill_main(args)

@@ -60,6 +60,13 @@ def log_path(folder: str | Path | None = None) -> Path:
     return default_folder() / LOG_NAME
 
 
+def log_for_notebook(notebook: str | Path) -> Path:
+    """The log a self-check of `notebook` writes to: $COURSE_PROGRESS_LOG if set, else the notebook's folder."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    return Path(notebook).resolve().parent / LOG_NAME
+
+
 def _stamp(now: float) -> str:
     return _dt.datetime.fromtimestamp(now).isoformat(timespec="seconds")
 
