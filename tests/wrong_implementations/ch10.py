@@ -1,0 +1,202 @@
+"""Wrong answers to the chapter 10 exercises (paged-cache reserve/trim, rollback of both caches,
+gathering a tree branch), to prove their tests have power.
+
+Each value replaces one solution cell of solutions/10_cache_rollback.ipynb. The tests are
+deterministic: every wrong answer is caught by a named case (attention over the cache differs from
+a cache rebuilt from scratch, a block both free and in a table, a wrong block count, a wrong
+length or return value); the comment above each entry names the first test cell that catches it
+(B = test_reserve_trim_basic, R = test_reserve_trim_random, L = test_rollback_lengths,
+P = test_rollback_loop, G = test_gather_example, GR = test_gather_random).
+"""
+from tests.wrong_implementations.delegation import delegation_forms
+
+
+def _forms(def_line, module, function):
+    """delegation_forms, with the thin wrapper importing the library function under another name
+    (the exercise and the library function share a name; a self-calling wrapper would recurse)."""
+    forms = delegation_forms(def_line, module, function)
+    forms["delegate_thin_wrapper"] = forms["delegate_thin_wrapper"].replace(
+        f"import {function}\n", f"import {function} as _library_{function}\n").replace(
+        f"return {function}(", f"return _library_{function}(")
+    return forms
+
+
+RESERVE = '''def reserve(cache, seq, n_new):
+    needed_blocks = -(-(cache.lengths[seq] + n_new) // cache.block_size)
+    missing = needed_blocks - len(cache.tables[seq])
+    if missing > len(cache.free):
+        raise RuntimeError("out of blocks")
+    for _ in range(max(missing, 0)):
+        cache.tables[seq].append(cache.free.pop())
+'''
+TRIM = '''def trim(cache, seq, new_length):
+    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+    keep = -(-new_length // cache.block_size)
+    table = cache.tables[seq]
+    while len(table) > keep:
+        cache.free.append(table.pop())
+    cache.lengths[seq] = new_length
+'''
+
+# Both functions of exercise 10.1 handed to the library, in the three forms.
+_r = _forms("def reserve(cache, seq, n_new):", "specdec.paged_cache", "reserve")
+_t = _forms("def trim(cache, seq, new_length):", "specdec.paged_cache", "trim")
+RESERVE_TRIM_DELEGATION = {form: _r[form] + "\n\n" + _t[form] for form in _r}
+
+WRONG = {
+    "ex_reserve_trim": {
+        # B visible: the rejected entry at position 12 survives; attention differs from the rebuilt cache.
+        "trim_keeps_one_more": RESERVE + '''
+
+def trim(cache, seq, new_length):
+    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+    new_length = min(new_length + 1, cache.lengths[seq])     # BUG: rollback off by one
+    keep = -(-new_length // cache.block_size)
+    table = cache.tables[seq]
+    while len(table) > keep:
+        cache.free.append(table.pop())
+    cache.lengths[seq] = new_length
+''',
+        # B visible: blocks go on the free list but stay in the table ("block 4 is on the free list but
+        # still in the table"); in R another sequence then overwrites them.
+        "freed_block_still_referenced": RESERVE + '''
+
+def trim(cache, seq, new_length):
+    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+    keep = -(-new_length // cache.block_size)
+    for block in cache.tables[seq][keep:]:
+        cache.free.append(block)                               # BUG: not removed from the table
+    cache.lengths[seq] = new_length
+''',
+        # B hidden (trim to 3 of blocks of 2 frees the half-full block) and R visible: a block holding
+        # a kept entry is freed, then reused by another sequence.
+        "frees_partly_used_block": RESERVE + '''
+
+def trim(cache, seq, new_length):
+    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+    keep = new_length // cache.block_size                      # BUG: floor, drops a partly used block
+    table = cache.tables[seq]
+    while len(table) > keep:
+        cache.free.append(table.pop())
+    cache.lengths[seq] = new_length
+''',
+        # B visible: the table keeps 4 blocks for 12 entries (one holds no valid entry).
+        "never_frees": RESERVE + '''
+
+def trim(cache, seq, new_length):
+    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+    cache.lengths[seq] = new_length                            # BUG: blocks never return to the pool
+''',
+        # B visible: 15 positions get only 3 blocks, the pass cannot write position 12.
+        "reserve_off_by_one": '''def reserve(cache, seq, n_new):
+    needed_blocks = -(-(cache.lengths[seq] + n_new - 1) // cache.block_size)   # BUG: one slot short
+    missing = needed_blocks - len(cache.tables[seq])
+    if missing > len(cache.free):
+        raise RuntimeError("out of blocks")
+    for _ in range(max(missing, 0)):
+        cache.tables[seq].append(cache.free.pop())
+''' + "\n\n" + TRIM,
+        # B hidden: a reservation that needs nothing still takes blocks.
+        "reserve_ignores_owned_blocks": '''def reserve(cache, seq, n_new):
+    for _ in range(-(-n_new // cache.block_size)):             # BUG: ignores the capacity already owned
+        if not cache.free:
+            raise RuntimeError("out of blocks")
+        cache.tables[seq].append(cache.free.pop())
+''' + "\n\n" + TRIM,
+        # B hidden: a failed reservation leaves the blocks it took in the table.
+        "reserve_not_atomic": '''def reserve(cache, seq, n_new):
+    needed_blocks = -(-(cache.lengths[seq] + n_new) // cache.block_size)
+    while len(cache.tables[seq]) < needed_blocks:
+        if not cache.free:
+            raise RuntimeError("out of blocks")               # BUG: after taking some blocks
+        cache.tables[seq].append(cache.free.pop())
+''' + "\n\n" + TRIM,
+        # B hidden: trim beyond the length is accepted silently.
+        "trim_no_check": RESERVE + '''
+
+def trim(cache, seq, new_length):
+    keep = -(-max(new_length, 0) // cache.block_size)          # BUG: no ValueError for a bad length
+    table = cache.tables[seq]
+    while len(table) > keep:
+        cache.free.append(table.pop())
+    cache.lengths[seq] = max(new_length, 0)
+''',
+        **RESERVE_TRIM_DELEGATION,
+    },
+    "ex_rollback_after_round": {
+        # L visible (J = 1: draft length 8 instead of 7) and P visible: the draft attends to rejected drafts.
+        "draft_cache_not_rolled_back": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
+    T = target.lengths[seq] - gamma - 1
+    trim(target, seq, T + 1 + n_accepted)                   # BUG: the draft's cache is left as it was
+    return 2 if n_accepted == gamma else 1''',
+        # L visible: the target drops the entry of the last committed token (T + J instead of T + 1 + J).
+        "target_off_by_one": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
+    T = target.lengths[seq] - gamma - 1
+    trim(target, seq, T + n_accepted)                       # BUG: off by one
+    trim(draft, seq, T + min(n_accepted, gamma - 1))
+    return 2 if n_accepted == gamma else 1''',
+        # L visible (J = gamma = 3): trimming the draft to T + 1 + gamma exceeds its length (ValueError).
+        "draft_same_as_target": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
+    T = target.lengths[seq] - gamma - 1
+    trim(target, seq, T + 1 + n_accepted)
+    trim(draft, seq, min(T + 1 + n_accepted, draft.lengths[seq]))   # BUG: forgets the draft never read x_gamma
+    return 1''',
+        # L visible (J = gamma): returns 1 although the draft has two unread tokens.
+        "unread_always_one": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
+    T = target.lengths[seq] - gamma - 1
+    trim(target, seq, T + 1 + n_accepted)
+    trim(draft, seq, T + 1 + min(n_accepted, gamma - 1))
+    return 1                                                # BUG: ignores the fully accepted case''',
+        **_forms("def rollback_after_round(target, draft, seq, n_accepted, gamma):", "specdec.paged_cache",
+                 "rollback_after_round"),
+    },
+    "ex_gather_branch": {
+        # G visible: the entries of nodes 0, 1, 2 (siblings) stay in place of the branch's.
+        "trim_without_moving": '''def gather_branch(cache, seq, prefix_len, branch):
+    trim(cache, seq, prefix_len + len(branch))              # BUG: the branch is never gathered''',
+        # G hidden (branch [1, 2] of parents (-1, -1, 1)) and GR: copying from the far end overwrites
+        # a source that still has to move.
+        "copy_in_reverse_order": '''def gather_branch(cache, seq, prefix_len, branch):
+    for i in reversed(range(len(branch))):                  # BUG: wrong order
+        src = cache.slot(seq, prefix_len + branch[i])
+        dst = cache.slot(seq, prefix_len + i)
+        cache.k[dst] = cache.k[src]
+        cache.v[dst] = cache.v[src]
+    trim(cache, seq, prefix_len + len(branch))''',
+        # G visible: positions indexed as if the sequence's blocks were contiguous in the pool.
+        "ignores_block_table": '''def gather_branch(cache, seq, prefix_len, branch):
+    K = cache.k.reshape(-1, cache.k.shape[-1])              # BUG: logical position used as a pool index
+    V = cache.v.reshape(-1, cache.v.shape[-1])
+    for i, node in enumerate(branch):
+        K[prefix_len + i] = K[prefix_len + node]
+        V[prefix_len + i] = V[prefix_len + node]
+    trim(cache, seq, prefix_len + len(branch))''',
+        # G visible: the values are not moved, only the keys.
+        "keys_only": '''def gather_branch(cache, seq, prefix_len, branch):
+    for i, node in enumerate(branch):
+        cache.k[cache.slot(seq, prefix_len + i)] = cache.k[cache.slot(seq, prefix_len + node)]   # BUG: no values
+    trim(cache, seq, prefix_len + len(branch))''',
+        # G visible: the branch lands one slot too far; the length covers a stale entry.
+        "destination_off_by_one": '''def gather_branch(cache, seq, prefix_len, branch):
+    for i, node in enumerate(branch):
+        src = cache.slot(seq, prefix_len + node)
+        dst = cache.slot(seq, min(prefix_len + i + 1, cache.lengths[seq] - 1))   # BUG: off by one
+        cache.k[dst] = cache.k[src]
+        cache.v[dst] = cache.v[src]
+    trim(cache, seq, prefix_len + len(branch))''',
+        # G visible: the rejected siblings' blocks stay in the table (length right, blocks not freed).
+        "no_trim_of_blocks": '''def gather_branch(cache, seq, prefix_len, branch):
+    for i, node in enumerate(branch):
+        src = cache.slot(seq, prefix_len + node)
+        dst = cache.slot(seq, prefix_len + i)
+        cache.k[dst] = cache.k[src]
+        cache.v[dst] = cache.v[src]
+    cache.lengths[seq] = prefix_len + len(branch)           # BUG: empty blocks not returned''',
+        **_forms("def gather_branch(cache, seq, prefix_len, branch):", "specdec.paged_cache", "gather_branch"),
+    },
+}
