@@ -92,11 +92,11 @@ def _code_objects(code: types.CodeType):
 
 
 def _names_used(fn: Any) -> set[str]:
-    """Global and attribute names the function's code (nested functions included) mentions."""
+    """Global, closure and attribute names the function's code (nested functions included) mentions."""
     code = getattr(_unwrap(fn), "__code__", None)
     if code is None:
         return set()
-    return {name for c in _code_objects(code) for name in c.co_names}
+    return {name for c in _code_objects(code) for name in c.co_names + c.co_freevars}
 
 
 def _static_hits(fn: Any, codes: dict[types.CodeType, str]) -> list[str]:
@@ -110,17 +110,16 @@ def _static_hits(fn: Any, codes: dict[types.CodeType, str]) -> list[str]:
         with contextlib.suppress(ValueError):
             namespace[cell_name] = cell.cell_contents
     for name, value in namespace.items():
-        if name in names or isinstance(value, types.ModuleType):
-            candidates = [value]
-            if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in LIBRARY_PACKAGES:
-                # `s.verify_round(...)`: the attribute name appears in co_names.
-                candidates = [getattr(value, attr, None) for attr in names]
-            elif name not in names:
-                continue
-            for candidate in candidates:
-                code = getattr(_unwrap(candidate), "__code__", None)
-                if code in codes and codes[code] not in hits:
-                    hits.append(codes[code])
+        if name not in names:          # only what the function's code mentions
+            continue
+        candidates = [value]
+        if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] in LIBRARY_PACKAGES:
+            # `s.verify_round(...)`: both `s` and the attribute name appear in co_names.
+            candidates = [getattr(value, attr, None) for attr in names]
+        for candidate in candidates:
+            code = getattr(_unwrap(candidate), "__code__", None)
+            if code in codes and codes[code] not in hits:
+                hits.append(codes[code])
     return hits
 
 

@@ -81,3 +81,25 @@ def test_a_crashing_or_printing_probe_is_not_this_checks_business(capsys):
 def test_bad_forbidden_entries_are_rejected():
     with pytest.raises(TypeError, match="library functions, classes or modules"):
         assert_own_work(len, ["verify_round"])
+
+
+def test_a_library_module_in_scope_does_not_taint_a_learners_own_function():
+    """A scratch `import specdec.paged_cache as pc` must not flag the learner's own `trim`."""
+    namespace = {}
+    exec("import specdec.paged_cache as pc\n"
+         "def trim(cache, seq, n):\n    return n\n", namespace)
+    import specdec.paged_cache
+    assert delegated_calls(namespace["trim"], [specdec.paged_cache], args=(None, 0, 1)) == []
+
+
+def test_same_named_wrapper_form_reaches_the_library_not_itself():
+    forms = delegation_forms("def trim(cache, seq, n):", "specdec.paged_cache", "trim")
+    namespace = {}
+    exec(forms["delegate_thin_wrapper"], namespace)
+    import specdec.paged_cache
+    assert delegated_calls(namespace["trim"], [specdec.paged_cache.trim], probe=False)
+
+
+def test_a_closure_over_the_library_is_seen_without_calling_it():
+    fn = _define(SNEAKY["closure"])
+    assert delegated_calls(fn, [specdec.speculative.verify_round], probe=False)

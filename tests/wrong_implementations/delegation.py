@@ -7,10 +7,10 @@ chapter's WRONG table adds them with one line:
     >>> sorted(forms)
     ['delegate_same_object', 'delegate_thin_wrapper', 'delegate_through_module']
     >>> print(forms["delegate_thin_wrapper"])
-    from specdec.distributions import total_variation
+    from specdec.distributions import total_variation as library_total_variation
     <BLANKLINE>
     def tv(p, q):
-        return total_variation(p, q)
+        return library_total_variation(p, q)
 """
 from __future__ import annotations
 
@@ -49,7 +49,10 @@ def delegation_forms(def_line: str, module: str, function: str) -> dict[str, str
     alias = module.rsplit(".", 1)[-1] + "_lib"
     return {
         "delegate_same_object": f"from {module} import {function}\n\n{name} = {function}",
-        "delegate_thin_wrapper": f"from {module} import {function}\n\n{def_line.strip()}\n    return {function}({call})",
+        # Imported under another name, so that an exercise named like the library function
+        # (`trim` wrapping `trim`) does not call itself.
+        "delegate_thin_wrapper": (f"from {module} import {function} as library_{function}\n\n"
+                                  f"{def_line.strip()}\n    return library_{function}({call})"),
         "delegate_through_module": (f"import {module} as {alias}\n\n{def_line.strip()}\n"
                                     f"    return {alias}.{function}({call})"),
     }
