@@ -209,14 +209,14 @@ def _cost_question(rng):
         k_free += 1
     text = (f"A dense {n_params:g}B-parameter model in bfloat16 runs on one GPU with {bandwidth} TB/s of memory "
             f"bandwidth and {flops:g} TFLOP/s. Batch 1, short context. (1) How long does reading the weights take "
-            f"(ms)? (2) How long is the arithmetic for one token (ms)? (3) Up to how many tokens does one pass cost "
+            f"(ms)? (2) How long is the arithmetic for one token (microseconds)? (3) Up to how many tokens does one pass cost "
             f"no more than a single-token step?")
     worked = (f"t_W = 2 bytes x {n_params:g}e9 / {bandwidth}e12 B/s = {t_W * 1e3:.3f} ms. t_F = 2 FLOP x "
-              f"{n_params:g}e9 / {flops:g}e12 FLOP/s = {t_F * 1e3:.4f} ms. A pass over k tokens costs "
+              f"{n_params:g}e9 / {flops:g}e12 FLOP/s = {t_F * 1e6:.2f} us. A pass over k tokens costs "
               f"max(t_W, k t_F): flat while k <= t_W / t_F = pi / beta = {t_W / t_F:.1f}, so k = {k_free} "
               f"(the ridge point, in FLOP per byte, times 2 bytes per weight over 2 FLOP per weight).")
     return (dict(n_params_billion=n_params, bandwidth_TBps=bandwidth, flops_TFLOPs=flops), text,
-            (Part("weight read t_W (ms)", t_W * 1e3, rel_tol=0.02), Part("arithmetic per token (ms)", t_F * 1e3, rel_tol=0.02),
+            (Part("weight read t_W (ms)", t_W * 1e3, rel_tol=0.02), Part("arithmetic per token (us)", t_F * 1e6, rel_tol=0.02),
              Part("largest free k", k_free, abs_tol=max(1.0, 0.01 * k_free))), worked)
 
 

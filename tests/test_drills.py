@@ -1,0 +1,217 @@
+"""Numeric interview drills (specdec.drills) and the progress log (autograder.progress).
+
+The drills' answers are checked against the formulas written out here from their
+definitions, for many seeds, and the grading against right, rough and wrong numbers.
+"""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from autograder import progress
+from specdec import drills
+from specdec import speedup_model as sm
+
+SEEDS = range(150)
+
+
+def _n_bar(alpha, gamma):
+    return sum(alpha ** i for i in range(gamma + 1))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_round_answers_follow_the_formulas(seed):
+    q = drills.make_question(seed, "round")
+    a, g, c = q.params["alpha"], q.params["gamma"], q.params["c"]
+    n_bar, s, best = q.parts
+    assert math.isclose(n_bar.answer, _n_bar(a, g), rel_tol=1e-12)
+    assert math.isclose(s.answer, _n_bar(a, g) / (g * c + 1), rel_tol=1e-12)
+    speedups = {k: _n_bar(a, k) / (k * c + 1) for k in range(1, drills.BEST_GAMMA_MAX + 1)}
+    top = max(speedups.values())
+    assert best.answer == max(speedups, key=speedups.get) == sm.optimal_gamma(a, c, drills.BEST_GAMMA_MAX)[0]
+    assert set(best.accepted) == {k for k, v in speedups.items() if v >= top * (1 - drills.BEST_GAMMA_SLACK)}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_break_even_alpha_gives_speedup_one(seed):
+    q = drills.make_question(seed, "break_even")
+    g, c = q.params["gamma"], q.params["c"]
+    alpha = q.parts[0].answer
+    assert math.isclose(_n_bar(alpha, g), g * c + 1, rel_tol=1e-9)
+    if g == 1:
+        assert math.isclose(alpha, c, abs_tol=1e-9)       # one draft wins iff alpha > c
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_survival_answers(seed):
+    q = drills.make_question(seed, "survival")
+    alphas = q.params["alphas"]
+    survivals = np.cumprod(alphas)
+    assert math.isclose(q.parts[0].answer, survivals[-1], rel_tol=1e-12)
+    assert math.isclose(q.parts[1].answer, 1 + survivals.sum(), rel_tol=1e-12)
+    assert all(x >= y for x, y in zip(alphas, alphas[1:])), "confidences listed from the likeliest"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_acceptance_answers(seed):
+    q = drills.make_question(seed, "acceptance")
+    p, qq = np.array(q.params["p"]), np.array(q.params["q"])
+    assert math.isclose(p.sum(), 1) and math.isclose(qq.sum(), 1) and p.min() > 0 and qq.min() > 0
+    alpha = np.minimum(p, qq).sum()
+    assert math.isclose(q.parts[0].answer, alpha, rel_tol=1e-12)
+    assert math.isclose(alpha, 1 - 0.5 * np.abs(p - qq).sum(), rel_tol=1e-9)     # alpha = 1 - TV
+    over = int(q.parts[1].label.split()[-1])
+    assert qq[over] > p[over] and math.isclose(q.parts[1].answer, p[over] / qq[over], rel_tol=1e-12)
+    under = int(q.parts[2].label.split()[-1])
+    assert math.isclose(q.parts[2].answer, max(p[under] - qq[under], 0) / (1 - alpha), rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cost_answers(seed):
+    q = drills.make_question(seed, "cost")
+    n, beta, pi = q.params["n_params_billion"] * 1e9, q.params["bandwidth_TBps"] * 1e12, q.params["flops_TFLOPs"] * 1e12
+    t_w, t_f, k = (part.answer for part in q.parts)
+    assert math.isclose(t_w, 2 * n / beta * 1e3, rel_tol=1e-12)
+    assert math.isclose(t_f, 2 * n / pi * 1e6, rel_tol=1e-12)
+    assert abs(k - math.floor(pi / beta)) <= 1                   # the ridge point, up to rounding at the edge
+    assert (k * t_f / 1e3 <= t_w * (1 + 1e-12)) and ((k + 1) * t_f / 1e3 > t_w * (1 - 1e-12))
+
+
+def _recursive(p, q, k):
+    r, miss = np.array(p, float), 1.0
+    for _ in range(k):
+        a = np.minimum(r, q).sum()
+        miss *= 1 - a
+        if a >= 1 - 1e-12:
+            break
+        r = np.maximum(r - q, 0)
+        r = r / r.sum()
+    return 1 - miss
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_tree_answers(seed):
+    q = drills.make_question(seed, "tree")
+    p, qq, k = np.array(q.params["p"]), np.array(q.params["q"]), q.params["k"]
+    assert math.isclose(q.parts[0].answer, np.minimum(p, qq).sum(), rel_tol=1e-12)
+    assert math.isclose(q.parts[1].answer, _recursive(p, qq, k), rel_tol=1e-9)
+    assert q.parts[1].answer >= q.parts[0].answer
+
+
+def test_tree_answer_matches_a_simulation():
+    q = drills.make_question(5, "tree")
+    p, qq, k = np.array(q.params["p"]), np.array(q.params["q"]), q.params["k"]
+    rng = np.random.default_rng(0)
+    kept, n = 0, 20_000
+    for _ in range(n):
+        r = p.copy()
+        for _ in range(k):
+            x = rng.choice(3, p=qq)
+            if rng.random() < min(1, r[x] / qq[x]):
+                kept += 1
+                break
+            r = np.maximum(r - qq, 0)
+            r /= r.sum()
+    assert abs(kept / n - q.parts[1].answer) < 5 * math.sqrt(0.25 / n)
+
+
+@pytest.mark.parametrize("kind", list(drills.KINDS))
+def test_grading_accepts_right_and_rough_answers_and_refuses_wrong_ones(kind):
+    for seed in range(40):
+        q = drills.make_question(seed, kind)
+        right = [p.answer for p in q.parts]
+        assert drills.grade(q, right).correct
+        rough = [round(x, 3) if not p.accepted else x for p, x in zip(q.parts, right)]
+        assert drills.grade(q, rough).correct, f"{kind} seed {seed}: three decimals must be within the tolerance"
+        off = [x * 1.2 + 0.05 if not p.accepted else max(p.accepted) + 5 for p, x in zip(q.parts, right)]
+        g = drills.grade(q, off)
+        assert not g.correct and not any(r.ok for r in g.results)
+        assert not drills.grade(q, right[:-1]).correct          # a missing part is wrong
+        assert not drills.grade(q, ["x"] + right[1:]).correct
+        assert not drills.grade(q, [float("nan")] + right[1:]).correct
+
+
+def test_questions_are_reproducible_and_vary_with_the_seed():
+    assert drills.make_question(11, "round") == drills.make_question(11, "round")
+    params = {json.dumps(drills.make_question(s, "round").params, sort_keys=True) for s in range(50)}
+    assert len(params) > 40
+    kinds = {drills.make_question(s).kind for s in range(60)}
+    assert kinds == set(drills.KINDS)
+    assert [q.kind for q in drills.drill_set(3)] == list(drills.KINDS)
+
+
+def test_bad_input_raises_value_error():
+    for seed in (-1, 1.5, True):
+        with pytest.raises(ValueError):
+            drills.make_question(seed)
+    with pytest.raises(ValueError, match="unknown drill kind"):
+        drills.make_question(0, "nope")
+
+
+def test_every_question_has_text_and_a_worked_answer_with_its_numbers():
+    for kind in drills.KINDS:
+        q = drills.make_question(8, kind)
+        assert q.text and q.worked and q.chapter.isdigit()
+        first = q.parts[0].answer
+        assert f"{first:.3f}" in q.worked or f"{first:.2f}" in q.worked or f"{first:.4f}" in q.worked, (kind, q.worked)
+
+
+# ---------------------------------------------------------------- the progress log
+def test_clock_and_log_round_trip(tmp_path):
+    log = tmp_path / "log.jsonl"
+    clock = progress.start_drill("a", topic="trees", chapter="08", path=log, now=10.0)
+    assert progress.open_clock(progress.read_log(log), "a")["time"] == 10.0
+    event = clock.finish(False, now=70.5)
+    assert event["seconds"] == 60.5 and event["correct"] is False
+    assert progress.open_clock(progress.read_log(log), "a") is None
+    progress.start_drill("b", topic="speedup formula", chapter="05", path=log, now=100.0).finish(True, now=110.0)
+    with open(log, "a") as f:
+        f.write("not json\n{\"no\": \"type\"}\n")
+    events = progress.read_log(log)
+    assert [e["type"] for e in events] == ["start", "drill", "start", "drill"]
+    rows = progress.topic_summary(events)
+    assert [r["topic"] for r in rows] == ["trees", "speedup formula"]
+    assert rows[0]["accuracy"] == 0.0 and rows[1]["mean_seconds"] == 10.0
+    text = progress.format_summary(events, ["05_speedup", "08_token_trees"])
+    assert "reread 08_token_trees" in text and "speedup formula" in text
+
+
+def test_finish_with_records_pass_fail_and_ignores_unattempted(tmp_path, capsys):
+    log = tmp_path / "log.jsonl"
+
+    def check(fn):
+        assert fn(2) == 4, "double it"
+
+    def stub(x):
+        raise NotImplementedError
+
+    assert progress.start_drill("d", "t", "02", path=log).finish_with(check, stub) is None
+    assert progress.start_drill("d", "t", "02", path=log).finish_with(check, lambda x: x) is False
+    assert progress.start_drill("d", "t", "02", path=log).finish_with(check, lambda x: 2 * x) is True
+    results = [e["correct"] for e in progress.read_log(log) if e["type"] == "drill"]
+    assert results == [False, True]
+    assert "not attempted" in capsys.readouterr().out
+
+
+def test_log_location(tmp_path, monkeypatch):
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "solutions").mkdir()
+    assert progress.default_folder(tmp_path) == tmp_path / "chapters"
+    assert progress.default_folder(tmp_path / "chapters") == tmp_path / "chapters"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(progress.ENV_VAR, raising=False)
+    assert progress.log_path() == tmp_path / "chapters" / progress.LOG_NAME
+    assert progress.log_for_notebook(tmp_path / "chapters" / "02_x.ipynb") == tmp_path / "chapters" / progress.LOG_NAME
+    monkeypatch.setenv(progress.ENV_VAR, str(tmp_path / "elsewhere.jsonl"))
+    assert progress.log_path() == tmp_path / "elsewhere.jsonl"
+    assert progress.log_path(tmp_path) == tmp_path / progress.LOG_NAME
+    assert progress.read_log(tmp_path / "missing.jsonl") == []
+    with pytest.raises(ValueError):
+        progress.append({"no": "type"}, tmp_path / "x.jsonl")
+
+
+def test_summary_without_drills_and_with_all_right():
+    assert "No drills recorded" in progress.format_summary([])
+    events = [{"type": "drill", "topic": "t", "chapter": "05", "correct": True, "seconds": 3.0}]
+    assert "Every recorded drill was right" in progress.format_summary(events, ["05_speedup"])

@@ -1,0 +1,175 @@
+"""`python -m autograder drill` and `python -m autograder progress`, end to end.
+
+A right and a wrong answer file go through the drill's real tests (read from the chapter
+13 notebook, run in a separate process); the results, a numeric drill and a self-check
+are written to a progress log in a scratch folder and read back by `progress`.
+"""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from autograder import progress
+from autograder.__main__ import main
+from autograder import check
+from autograder.course import CHAPTERS_DIR, REPO_ROOT
+from autograder.drill import load_drills
+
+RIGHT = '''def trim_block_table(table, free, length, new_length, block_size):
+    if not 0 <= new_length <= length <= len(table) * block_size:
+        raise ValueError("need 0 <= new_length <= length <= capacity")
+    keep = -(-new_length // block_size)
+    return list(table[:keep]), list(free) + list(reversed(table[keep:]))
+'''
+WRONG = '''def trim_block_table(table, free, length, new_length, block_size):
+    keep = new_length // block_size          # drops a partly used block
+    return list(table[:keep]), list(free) + list(reversed(table[keep:]))
+'''
+DELEGATING = '''import specdec.paged_cache as pc
+
+def trim_block_table(table, free, length, new_length, block_size):
+    cache = pc.PagedKVCache(num_blocks=max(table + free) + 1, block_size=block_size, head_dim=1)
+    cache.free = list(free)
+    cache.tables["s"], cache.lengths["s"] = list(table), length
+    pc.trim(cache, "s", new_length)
+    return cache.tables["s"], cache.free
+'''
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_drills_are_read_from_the_notebook():
+    drills = load_drills()
+    assert {"residual_sample", "speculative_verify", "greedy_speculative_generate", "tree_attention_mask",
+            "greedy_tree_walk", "trim_block_table", "survival_from_acceptance_matrix"} <= set(drills)
+    for d in drills.values():
+        assert d.tests and d.minutes and d.topic and d.chapter.isdigit(), d.name
+        assert d.stub.startswith(f"def {d.name}(") and "NotImplementedError" in d.stub
+        assert any("BEGIN HIDDEN TESTS" in src for _, _, src in d.tests), f"{d.name}: hidden tests missing"
+
+
+def test_list_and_show(tmp_path, capsys):
+    code, out = _run(capsys, "drill", "--list", "--folder", str(tmp_path))
+    assert code == 0 and "trim_block_table" in out and "round" in out
+    code, out = _run(capsys, "drill", "trim_block_table", "--folder", str(tmp_path))
+    assert code == 0 and "def trim_block_table(table, free, length, new_length, block_size):" in out
+    assert "BEGIN HIDDEN" not in out and "Clock started" in out
+    events = progress.read_log(tmp_path / progress.LOG_NAME)
+    assert [(e["type"], e["drill"]) for e in events] == [("start", "trim_block_table")]
+
+
+def test_right_and_wrong_answer_files_end_to_end(tmp_path, capsys):
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (tmp_path / "right.py").write_text(RIGHT)
+    (tmp_path / "wrong.py").write_text(WRONG)
+    (tmp_path / "delegating.py").write_text(DELEGATING)
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    _run(capsys, "drill", "trim_block_table", "--folder", str(folder))
+
+    code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "right.py"), "--folder", str(folder))
+    assert code == 0, out
+    assert "[PASS] test_trim (3/3)" in out and "Result: 3 / 3 - passed" in out and "suggested 8 min" in out
+    assert "not timed" not in out                      # the clock started by the first command
+
+    code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "wrong.py"), "--folder", str(folder))
+    assert code == 1 and "[FAIL] test_trim (0/3)" in out and "expected ([7, 3], [0, 1, 5])" in out
+    assert "not timed" in out
+    assert "_rng" not in out and "PagedKVCache(num_blocks" not in out     # hidden test code is never shown
+
+    code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "delegating.py"), "--folder", str(folder))
+    assert code == 1 and "course library" in out
+
+    code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "empty.py"), "--folder", str(folder))
+    assert code == 1 and "does not define trim_block_table" in out
+
+    events = progress.read_log(folder / progress.LOG_NAME)
+    results = [(e["drill"], e["correct"]) for e in events if e["type"] == "drill"]
+    assert results == [("trim_block_table", True)] + [("trim_block_table", False)] * 3
+    timed = [e["seconds"] for e in events if e["type"] == "drill"]
+    assert timed[0] is not None and timed[0] >= 0 and timed[1:] == [None, None, None]
+    assert sorted(p.name for p in folder.iterdir()) == [progress.LOG_NAME]     # nothing else written there
+
+
+def test_sampling_drill_through_the_cli(tmp_path, capsys):
+    answer = tmp_path / "residual.py"
+    answer.write_text("import numpy as np\n\ndef residual_sample(p, q, rng):\n"
+                      "    r = np.maximum(np.asarray(p, float) - np.asarray(q, float), 0)\n"
+                      "    if r.sum() <= 1e-12:\n        raise ValueError('p == q')\n"
+                      "    return int(rng.choice(len(r), p=r / r.sum()))\n")
+    code, out = _run(capsys, "drill", "residual_sample", "--answer", str(answer), "--folder", str(tmp_path))
+    assert code == 0 and out.count("[PASS]") == 2, out
+    answer.write_text("import numpy as np\n\ndef residual_sample(p, q, rng):\n"
+                      "    return int(rng.choice(len(p), p=np.asarray(p, float)))\n")
+    code, out = _run(capsys, "drill", "residual_sample", "--answer", str(answer), "--folder", str(tmp_path))
+    assert code == 1 and out.count("[FAIL]") == 2
+
+
+def test_an_endless_answer_is_stopped(tmp_path, capsys):
+    answer = tmp_path / "loop.py"
+    answer.write_text("def trim_block_table(table, free, length, new_length, block_size):\n    while True:\n        pass\n")
+    code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(answer), "--folder", str(tmp_path),
+                     "--timeout", "5")
+    assert code == 1 and "did not finish within 5 s" in out
+
+
+def test_numeric_drill_through_the_cli(tmp_path, capsys):
+    from specdec.drills import make_question
+
+    code, out = _run(capsys, "drill", "round", "--seed", "7", "--folder", str(tmp_path))
+    q = make_question(7, "round")
+    assert code == 0 and q.text in out and "--seed 7 --values" in out
+    values = [f"{p.answer:.3f}" for p in q.parts]
+    code, out = _run(capsys, "drill", "round", "--seed", "7", "--values", *values, "--folder", str(tmp_path))
+    assert code == 0 and "Right." in out and "Worked answer" in out
+    code, out = _run(capsys, "drill", "round", "--seed", "7", "--values", "1", "1", "1", "--folder", str(tmp_path))
+    assert code == 1 and "Not yet." in out and "wrong (expected" in out
+    with pytest.raises(SystemExit):
+        main(["drill", "round", "--values", "1", "--folder", str(tmp_path)])
+    events = [e for e in progress.read_log(tmp_path / progress.LOG_NAME) if e["type"] == "drill"]
+    assert [(e["drill"], e["correct"], e["seed"]) for e in events] == [("numeric:round", True, 7), ("numeric:round", False, 7)]
+
+
+def test_drill_without_a_name_picks_one_not_done(tmp_path, capsys):
+    code, out = _run(capsys, "drill", "--folder", str(tmp_path))
+    assert code == 0
+    started = progress.read_log(tmp_path / progress.LOG_NAME)[0]["drill"]
+    assert started in load_drills() or started.startswith("numeric:")
+
+
+def test_progress_view_reads_the_log_back(tmp_path, capsys):
+    log = tmp_path / progress.LOG_NAME
+    outcomes = [check.TestOutcome("test_a", "ex_expected_tokens", 2, 2, ""), check.TestOutcome("test_b", "ex_speedup", 1, 3, "wrong"),
+                check.TestOutcome("test_c", "ex_speedup", 0, 2, "wrong")]
+    progress.record_check("05_speedup", outcomes, log)
+    progress.start_drill("trim_block_table", "cache rollback", "10", path=log, now=0).finish(False, now=60)
+    progress.start_drill("numeric:round", "speedup formula", "05", path=log, now=0).finish(True, now=30)
+    code, out = _run(capsys, "progress", "--folder", str(tmp_path))
+    assert code == 0
+    line = next(ln for ln in out.splitlines() if ln.startswith("05_speedup"))
+    assert "1/2 exercises passed" in line and line.rstrip().endswith("1 / 1")
+    assert "expected_tokens" in out and "speedup" in out and "1/5" in out
+    assert next(ln for ln in out.splitlines() if ln.startswith("10_")).rstrip().endswith("0 / 1")
+    assert "not checked yet" in next(ln for ln in out.splitlines() if ln.startswith("01_"))
+    assert "Weakest: cache rollback (0% right): reread 10_" in out
+
+
+def test_self_check_is_recorded_next_to_the_notebook(tmp_path, monkeypatch):
+    monkeypatch.delenv(progress.ENV_VAR, raising=False)
+    nb = tmp_path / "05_speedup.ipynb"
+    shutil.copyfile(CHAPTERS_DIR / "05_speedup.ipynb", nb)
+    check._record(nb, [check.TestOutcome("t1", "ex_speedup", 2, 2, "")])
+    (event,) = progress.read_log(tmp_path / progress.LOG_NAME)
+    assert event["type"] == "check" and event["chapter"] == "05_speedup" and event["exercises"] == {"ex_speedup": [2, 2]}
+
+
+def test_the_command_line_entry_point(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "autograder", "progress", "--folder", str(tmp_path)],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "No drills recorded yet" in done.stdout, done.stderr
+    assert not (tmp_path / progress.LOG_NAME).exists()          # reading never creates the log

@@ -1,0 +1,32 @@
+"""The numeric drill form: new questions per seed, grading, worked answer after an attempt, logging."""
+from autograder import progress
+from widgets.drills import numeric_drill_widget
+
+
+def test_form_flow(tmp_path):
+    log = tmp_path / "log.jsonl"
+    w = numeric_drill_widget(seed=1, kind="acceptance", log=log)
+    assert w.question.kind == "acceptance" and w.worked.layout.display == "none"
+    visible = [b for b in w.boxes if b.layout.display != "none"]
+    assert len(visible) == len(w.question.parts) == 3
+    first = w.question
+    w.seed_box.value = 2
+    assert w.question != first and w.worked.layout.display == "none"
+    for box, part in zip(w.boxes, w.question.parts):
+        box.value = f"{part.answer:.4f}"
+    w.button.click()
+    assert w.last_grade.correct and w.worked.layout.display is None and "All right" in w.verdict.value
+    w.kind_menu.value = "cost"
+    assert w.question.kind == "cost" and len([b for b in w.boxes if b.layout.display != "none"]) == 3
+    w.check([0, 0, 0])
+    assert not w.last_grade.correct and "Not yet" in w.verdict.value
+    events = [e for e in progress.read_log(log) if e["type"] == "drill"]
+    assert [e["correct"] for e in events] == [True, False]
+    assert events[0]["drill"] == "numeric:acceptance" and events[1]["topic"] == "cost of a pass"
+
+
+def test_bad_input_shows_a_message_not_a_traceback(tmp_path):
+    w = numeric_drill_widget(seed=0, kind="round", log=tmp_path / "log.jsonl")
+    assert w.check(["two point five", 1, 1]) is None
+    assert "not a number" in w.message and "not a number" in w.verdict.value
+    assert w.worked.layout.display == "none"
