@@ -11,41 +11,50 @@ that sees it, with the tests' fixed seeds ("impossible" = an outcome of probabil
 out, which fails at once):
 
     R  = test_residual_sample_distribution, visible: p=(0.1,0.4,0.2,0.3), q=(0.3,0.1,0.1,0.5), 4,000 draws
+    RH = test_residual_sample_distribution, hidden: three random pairs of 6 tokens, 3,000 draws each
     V1 = check_speculative_verify (visible, in both verify test cells): first token vs p[0], 4,000 rounds
     V2 = test_verify_distribution, visible: length of the emitted list, 3,000 rounds
     VH = test_verify_distribution, hidden: whole emitted lists, gamma 2 / V 3 (6,000) and gamma 3 / V 3 (8,000)
 
+The reference solutions get R 0 (1 dof), RH 2 / 0 / 0, V1 8 (2 dof, p 0.02), V2 3 (2 dof),
+VH 28 (29 dof) and 52 (51 dof). The statistics below were computed with the tests' seeds and
+the earlier asserts of the cell disabled (a test cell stops at its first failing assert).
 The other drills are deterministic; their comments name the first failing case.
 """
 from tests.wrong_implementations.delegation import delegation_forms
 
 WRONG = {
     "ex_drill_residual_sample": {
-        # Samples from p instead of the residual. R: token 0 (probability 0) comes out: impossible.
+        # Samples from p instead of the residual. Fails the first visible assert (residual (1, 0, 0));
+        # R: 1,583 draws of probability-0 tokens; RH: 881 / 1,522 / 1,358 impossible draws.
         "sample_from_p": '''def residual_sample(p, q, rng):
     p = np.asarray(p, dtype=float)
     if np.allclose(p, q):
         raise ValueError("p == q")
     return int(rng.choice(len(p), p=p))''',
-        # |p - q| normalized: gives mass to tokens the draft over-proposes. R: token 0 comes out: impossible.
+        # |p - q| normalized: gives mass to tokens the draft over-proposes. Fails the first visible assert;
+        # R: 2,017 impossible draws; RH: 1,493 / 1,492 / 1,519.
         "absolute_difference": '''def residual_sample(p, q, rng):
     r = np.abs(np.asarray(p, dtype=float) - np.asarray(q, dtype=float))
     if r.sum() <= 1e-12:
         raise ValueError("p == q")
     return int(rng.choice(len(r), p=r / r.sum()))''',
-        # max(0, q - p): the draft's excess instead of the target's. First visible case (residual (1, 0, 0)) gives token 1.
+        # max(0, q - p): the draft's excess instead of the target's. First visible assert gives token 1;
+        # R: all 4,000 draws impossible; RH: all 3,000 of each case.
         "q_minus_p": '''def residual_sample(p, q, rng):
     r = np.maximum(np.asarray(q, dtype=float) - np.asarray(p, dtype=float), 0.0)
     if r.sum() <= 1e-12:
         raise ValueError("p == q")
     return int(rng.choice(len(r), p=r / r.sum()))''',
-        # Takes the argmax of the residual instead of sampling. R: only token 1, chi-square 1333 (1 dof), p ~ 1e-291.
+        # Takes the argmax of the residual instead of sampling. R: chi-square 1,333 on 1 dof (p 6e-292);
+        # RH: 928 on 2 dof (p 3e-202), 4,253 on 3 dof, 2,497 on 1 dof (p below 1e-300).
         "argmax_of_residual": '''def residual_sample(p, q, rng):
     r = np.maximum(np.asarray(p, dtype=float) - np.asarray(q, dtype=float), 0.0)
     if r.sum() <= 1e-12:
         raise ValueError("p == q")
     return int(np.argmax(r))''',
-        # Falls back to p when p == q instead of raising. Caught by test_residual_sample_edge_cases (p == q).
+        # Falls back to p when p == q instead of raising. Same distribution as the reference (R 0, RH 2 / 0 / 0);
+        # caught by test_residual_sample_edge_cases (p == q = [0.25, 0.25, 0.5] must raise ValueError).
         "no_value_error": '''def residual_sample(p, q, rng):
     p = np.asarray(p, dtype=float)
     r = np.maximum(p - np.asarray(q, dtype=float), 0.0)
@@ -56,7 +65,8 @@ WRONG = {
     },
     "ex_drill_speculative_verify": {
         # Resamples from p after a rejection. Visible protocol case: residual (1, 0, 0) expected, p[0] used.
-        # V1 (asserts off): first token chi-square 226 on 2 dof (p ~ 1e-49).
+        # V1: 401 on 2 dof (p 9e-88); V2: 3 (lengths unchanged: a speed dashboard sees nothing);
+        # VH: 905 and 1,989 impossible lists.
         "resample_from_p": '''def speculative_verify(p, q, drafts, rng):
     p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
     gamma, V = q.shape
@@ -71,6 +81,7 @@ WRONG = {
     out.append(int(rng.choice(V, p=p[gamma])))
     return out''',
         # Keeps the later drafts after a rejection. Visible protocol case: emits [0, 1] instead of [0].
+        # V1: 8 (the first token is still right); V2: 2,097 on 2 dof; VH: 918 and 3,527 impossible lists.
         "keep_drafts_after_rejection": '''def speculative_verify(p, q, drafts, rng):
     p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
     gamma, V = q.shape
@@ -87,6 +98,7 @@ WRONG = {
     out.append(int(rng.choice(V, p=p[gamma])))
     return out''',
         # Accepts a draft when it is the target's argmax; no uniform drawn. Visible protocol: calls [choice] only.
+        # V1: 4,000 on 2 dof; V2: 3,582 on 2 dof; VH: 8,316 on 29 dof and 9,863 on 51 dof (p below 1e-300).
         "accept_on_argmax": '''def speculative_verify(p, q, drafts, rng):
     p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
     gamma, V = q.shape
@@ -101,8 +113,8 @@ WRONG = {
         return out
     out.append(int(rng.choice(V, p=p[gamma])))
     return out''',
-        # Compares the uniform with q/p instead of p/q. Hidden protocol case (ratio 2 kept, 1/3 rejected) and
-        # V1 (asserts off): chi-square 1167 on 2 dof.
+        # Compares the uniform with q/p instead of p/q. Visible protocol case (keep probability 0.5 becomes 1).
+        # V1: 1,814 on 2 dof; V2: 776 on 2 dof (p 3e-169); VH: 11,780 on 29 dof and 35,167 on 51 dof.
         "ratio_upside_down": '''def speculative_verify(p, q, drafts, rng):
     p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
     gamma, V = q.shape
@@ -118,7 +130,8 @@ WRONG = {
     out.append(int(rng.choice(V, p=p[gamma])))
     return out''',
         # The bonus after a full acceptance comes from p[gamma - 1] (an off-by-one row). The calls are right
-        # but the visible check's bonus p differs; with that assert off, VH gamma 2: chi-square 3,420 (impossible cells too).
+        # but the visible check's bonus p differs. V1: 8 and V2: 3 (unchanged); VH: 686 on 29 dof (p 8e-126)
+        # and 13,099 on 51 dof.
         "bonus_from_wrong_row": '''def speculative_verify(p, q, drafts, rng):
     p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
     gamma, V = q.shape
