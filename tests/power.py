@@ -69,41 +69,60 @@ def _verdict(cell) -> tuple[bool, str]:
     return True, ""
 
 
+def _replay(cells, index, wrong, upto_next_exercise: bool) -> list[nbformat.NotebookNode]:
+    """Synthetic cells: the graded cells once with the solutions, then each wrong answer's replay."""
+    def role(c):
+        m = meta(c)
+        return "solution" if m.get("solution") else "test" if m.get("grade") else "setup"
+
+    solutions = [i for i, c in enumerate(cells) if meta(c).get("solution")]
+    program = [_cell(c.source, role(c), meta(c)["grade_id"]) for c in cells]
+    for grade_id, bugs in wrong.items():
+        start = index[grade_id]
+        stop = next((i for i in solutions if i > start), len(cells)) if upto_next_exercise else len(cells)
+        for bug, source in bugs.items():
+            for c in cells[start:stop]:
+                gid = meta(c)["grade_id"]
+                program.append(_cell(source if gid == grade_id else c.source, role(c), gid, bug=f"{grade_id}/{bug}"))
+            program.append(_cell(cells[start].source, "restore", grade_id))
+    return program
+
+
 def run_power(solution: nbformat.NotebookNode, wrong: dict[str, dict[str, str]]) -> PowerReport:
-    """Run the reference solutions and every wrong answer of `wrong` (see module docstring)."""
+    """Run the reference solutions and every wrong answer of `wrong` (see module docstring).
+
+    Two passes keep it cheap: first each wrong answer meets only its own exercise's tests;
+    only the answers that pass all of those are replayed through the rest of the chapter
+    (later exercises may build on this one)."""
     cells = graded_cells(solution)
     index = {meta(c)["grade_id"]: i for i, c in enumerate(cells)}
     missing = [g for g in wrong if g not in index or not meta(cells[index[g]]).get("solution")]
     if missing:
         raise KeyError(f"wrong implementations name solution cells that do not exist: {missing}")
 
-    def role(c):
-        m = meta(c)
-        return "solution" if m.get("solution") else "test" if m.get("grade") else "setup"
-
-    program = [_cell(c.source, role(c), meta(c)["grade_id"]) for c in cells]
-    for grade_id, bugs in wrong.items():
-        start = index[grade_id]
-        for bug, source in bugs.items():
-            for c in cells[start:]:
-                gid = meta(c)["grade_id"]
-                text = source if gid == grade_id else c.source
-                program.append(_cell(text, role(c), gid, bug=f"{grade_id}/{bug}"))
-            program.append(_cell(cells[start].source, "restore", grade_id))
-    result = execute(nbformat.v4.new_notebook(cells=program))
-
-    report = PowerReport({}, {}, exercise_tests=exercise_tests(cells), seconds=result.seconds)
-    for cell in result.notebook.cells:
-        tag = cell.metadata["power"]
-        if tag["role"] != "test":
-            continue
-        passed, why = _verdict(cell)
-        if tag["bug"] is None:
-            report.baseline[tag["grade_id"]] = passed
-            if not passed:
-                report.failures[tag["grade_id"]] = why
-        else:
-            key = tuple(tag["bug"].split("/", 1))
-            report.bugs.setdefault(key, {})[tag["grade_id"]] = passed
-            report.messages.setdefault(key, {})[tag["grade_id"]] = why
+    report = PowerReport({}, {}, exercise_tests=exercise_tests(cells))
+    todo, full_replay = wrong, False
+    while todo:
+        result = execute(nbformat.v4.new_notebook(cells=_replay(cells, index, todo, not full_replay)))
+        report.seconds += result.seconds
+        for cell in result.notebook.cells:
+            tag = cell.metadata["power"]
+            if tag["role"] != "test":
+                continue
+            passed, why = _verdict(cell)
+            if tag["bug"] is None:
+                report.baseline[tag["grade_id"]] = passed
+                if not passed:
+                    report.failures[tag["grade_id"]] = why
+            else:
+                key = tuple(tag["bug"].split("/", 1))
+                report.bugs.setdefault(key, {})[tag["grade_id"]] = passed
+                report.messages.setdefault(key, {})[tag["grade_id"]] = why
+        if full_replay:
+            break
+        survivors: dict[str, dict[str, str]] = {}
+        for (ex, bug), tests in report.bugs.items():
+            if all(tests.values()):
+                survivors.setdefault(ex, {})[bug] = wrong[ex][bug]
+        todo, full_replay = survivors, True
     return report
