@@ -74,11 +74,11 @@ def test_right_and_wrong_answer_files_end_to_end(tmp_path, capsys):
 
     code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "right.py"), "--folder", str(folder))
     assert code == 0, out
-    assert "[PASS] test_trim (3/3)" in out and "Result: 3 / 3 - passed" in out and "suggested 8 min" in out
+    assert "[PASS] test_drill_trim (3/3)" in out and "Result: 3 / 3 - passed" in out and "suggested 8 min" in out
     assert "not timed" not in out                      # the clock started by the first command
 
     code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "wrong.py"), "--folder", str(folder))
-    assert code == 1 and "[FAIL] test_trim (0/3)" in out and "expected ([7, 3], [0, 1, 5])" in out
+    assert code == 1 and "[FAIL] test_drill_trim (0/3)" in out and "expected ([7, 3], [0, 1, 5])" in out
     assert "not timed" in out
     assert "_rng" not in out and "PagedKVCache(num_blocks" not in out     # hidden test code is never shown
 

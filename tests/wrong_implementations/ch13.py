@@ -10,11 +10,11 @@ fails below p = 1e-6). The comments give each bug's statistic in the first chi-s
 that sees it, with the tests' fixed seeds ("impossible" = an outcome of probability 0 came
 out, which fails at once):
 
-    R  = test_residual_sample_distribution, visible: p=(0.1,0.4,0.2,0.3), q=(0.3,0.1,0.1,0.5), 4,000 draws
-    RH = test_residual_sample_distribution, hidden: three random pairs of 6 tokens, 3,000 draws each
+    R  = test_drill_residual_sample_distribution, visible: p=(0.1,0.4,0.2,0.3), q=(0.3,0.1,0.1,0.5), 4,000 draws
+    RH = test_drill_residual_sample_distribution, hidden: three random pairs of 6 tokens, 3,000 draws each
     V1 = check_speculative_verify (visible, in both verify test cells): first token vs p[0], 4,000 rounds
-    V2 = test_verify_distribution, visible: length of the emitted list, 3,000 rounds
-    VH = test_verify_distribution, hidden: whole emitted lists, gamma 2 / V 3 (6,000) and gamma 3 / V 3 (8,000)
+    V2 = test_drill_verify_distribution, visible: length of the emitted list, 3,000 rounds
+    VH = test_drill_verify_distribution, hidden: whole emitted lists, gamma 2 / V 3 (6,000) and gamma 3 / V 3 (8,000)
 
 The reference solutions get R 0 (1 dof), RH 2 / 0 / 0, V1 8 (2 dof, p 0.02), V2 3 (2 dof),
 VH 28 (29 dof) and 52 (51 dof). The statistics below were computed with the tests' seeds and
@@ -54,7 +54,7 @@ WRONG = {
         raise ValueError("p == q")
     return int(np.argmax(r))''',
         # Falls back to p when p == q instead of raising. Same distribution as the reference (R 0, RH 2 / 0 / 0);
-        # caught by test_residual_sample_edge_cases (p == q = [0.25, 0.25, 0.5] must raise ValueError).
+        # caught by test_drill_residual_sample_edge_cases (p == q = [0.25, 0.25, 0.5] must raise ValueError).
         "no_value_error": '''def residual_sample(p, q, rng):
     p = np.asarray(p, dtype=float)
     r = np.maximum(p - np.asarray(q, dtype=float), 0.0)
