@@ -6,8 +6,38 @@ unmodified notebook gets full marks. The exercises are deterministic (no samplin
 chi-square statistics apply: each comment names the test cells that catch the bug and why.
 """
 
+from tests.wrong_implementations.delegation import delegation_forms
+
+_N_BAR_DEF = "def expected_tokens(alpha, gamma):"
+_SPEEDUP_DEF = "def speedup(alpha, gamma, c, parallel=False, v=0.0):"
+_BEST_DEF = "def best_gamma(alpha, c, max_gamma, parallel=False, v=0.0):"
+
+# Handing the exercises to specdec.speedup_model. tokens_per_round and predicted_speedup have the exercises'
+# signatures, so their three delegation forms compute the right answers; optimal_gamma returns (gamma, S),
+# so its plain forms fail on the type, and the form a learner would really write, optimal_gamma(...)[0],
+# is added for each route. The hidden assert_own_work check of every test cell refuses all of them.
+_BEST_FORMS = {
+    "delegate_same_object": f"""from specdec.speedup_model import optimal_gamma
+
+{_BEST_DEF}
+    return optimal_gamma(alpha, c, max_gamma, parallel, v)[0]
+""",
+    "delegate_thin_wrapper": f"""from specdec.speedup_model import optimal_gamma as library_best
+
+{_BEST_DEF}
+    best, _ = library_best(alpha, c, max_gamma, parallel=parallel, v=v)
+    return best
+""",
+    "delegate_through_module": f"""import specdec.speedup_model as speedup_model_lib
+
+{_BEST_DEF}
+    return speedup_model_lib.optimal_gamma(alpha, c, max_gamma, parallel, v)[0]
+""",
+}
+
 WRONG = {
     "ex_expected_tokens": {
+        **delegation_forms(_N_BAR_DEF, "specdec.speedup_model", "tokens_per_round"),
         # The textbook's placeholder: no bonus token, no compounding. 0.8, 2 -> 1.6 instead of 2.44.
         # Caught by test_expected_tokens_iid, _edges (alpha=1 -> gamma), _array, and every speedup test.
         "placeholder_gamma_times_alpha": '''def expected_tokens(alpha, gamma):
@@ -68,6 +98,7 @@ WRONG = {
 ''',
     },
     "ex_speedup": {
+        **delegation_forms(_SPEEDUP_DEF, "specdec.speedup_model", "predicted_speedup"),
         # Drops the per-draft verification cost: 0.8, 4, 0.05, v=0.1 -> 2.80 instead of 2.10.
         # Caught by test_speedup_v and test_best_gamma_parallel_v_arrays (v=0.05 -> 8, not 6).
         "ignores_v": '''def speedup(alpha, gamma, c, parallel=False, v=0.0):
@@ -93,6 +124,7 @@ WRONG = {
 ''',
     },
     "ex_best_gamma": {
+        **_BEST_FORMS,
         # Breaks ties towards the largest gamma (>= instead of >). best_gamma(1.0, 1.0, 10) -> 10, not 1.
         # Caught by test_best_gamma_ties.
         "ties_to_largest": '''def best_gamma(alpha, c, max_gamma, parallel=False, v=0.0):
@@ -116,7 +148,7 @@ WRONG = {
     values = [speedup(alpha, g, c, parallel, v) if g > 0 else 1.0 for g in range(max_gamma + 1)]
     return int(np.argmax(values))
 ''',
-        # Returns the best speedup instead of the best gamma (a float). Caught by test_best_gamma_textbook
+        # Returns the best speedup instead of the best gamma (a float). Caught by test_best_gamma_values
         # (type check) and every other best_gamma test.
         "returns_speedup": '''def best_gamma(alpha, c, max_gamma, parallel=False, v=0.0):
     return max(speedup(alpha, g, c, parallel, v) for g in range(1, max_gamma + 1))
