@@ -1,0 +1,298 @@
+"""A hostile class, graded in one batch with honest students through the real `grade` command.
+
+Chapters 03 and 04. Each hostile submission gets what its working parts earn, with a note
+saying what happened; honest ones get full marks; nothing a student does reaches the
+gradebook, the CSV, another submission or the feedback's hidden tests.
+"""
+import csv
+import html
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import notebooks
+from autograder.feedback import hidden_lines
+from tests.helpers import meta, replace_solution, solution_nb, student_nb
+
+pytestmark = pytest.mark.slow
+
+CH3, CH4 = "03_acceptance_rule", "04_speculative_round"
+TIMEOUT = 40       # seconds per cell: honest chi-square cells fit easily even on a loaded machine
+
+TV_OK = '''def tv(p, q):
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return 0.5 * np.abs(p - q).sum(axis=-1)'''
+
+DISARM = '''import ast
+
+def tv(p, q):
+    return 0.0          # wrong on purpose
+
+def _disarm(lines):
+    return ["pass\\n" if ("assert" in ln or "_check" in ln) else ln for ln in lines]
+
+class _NoAsserts(ast.NodeTransformer):
+    def visit_Assert(self, node):
+        return ast.Pass()
+
+get_ipython().input_transformers_cleanup.append(_disarm)
+get_ipython().ast_transformers.append(_NoAsserts())'''
+
+PATCHER = '''import numpy as np
+import autograder.stats
+import autograder.recording_rng
+
+def speculative_verify(p, q, drafts, rng):
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if rng.random() < p[i, x] / q[i, x]:
+            out.append(x)
+            continue
+        out.append(int(rng.choice(V, p=p[i])))      # wrong: resamples from p, not the residual
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out
+
+autograder.stats.assert_distribution = lambda *a, **k: None
+autograder.stats.chi_square.__code__ = (lambda *a, **k: None).__code__
+np.allclose = lambda *a, **k: True
+autograder.recording_rng.RecordingGenerator.names = lambda self: ["random"] * 3 + ["choice"]
+assert_distribution = lambda *a, **k: None'''
+
+SWALLOWER = '''import time
+
+def acceptance_rate(p_logits, q_logits, tau):
+    while True:
+        try:
+            time.sleep(0.05)
+        except:
+            pass'''
+
+LOOPER = '''def tv(p, q):
+    while True:
+        pass'''
+
+SLIPS = '''import sys
+import warnings
+
+def tv(p, q):
+    print("debug: tv called", file=sys.stderr)
+    warnings.warn("tv: checking my shapes")
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return 0.5 * np.abs(p - q).sum(axis=-1)'''
+
+PEEKER = '''import inspect
+import linecache
+
+def tv(p, q):
+    caller = inspect.currentframe().f_back
+    print("".join(linecache.getlines(caller.f_code.co_filename)))     # the running test cell
+    print(get_ipython().user_ns["In"][-1])
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return 0.5 * np.abs(p - q).sum(axis=-1)'''
+
+
+def intruder_cell(out: Path, subs: Path) -> str:
+    return f'''import glob, os, sqlite3, subprocess
+seen = []
+d = os.getcwd()
+for _ in range(10):
+    seen += glob.glob(os.path.join(d, "*", "gradebook.db")) + glob.glob(os.path.join(d, "gradebook.db"))
+    d = os.path.dirname(d)
+print("gradebooks found by walking up:", seen)
+for target in [r"{out / 'gradebook.db'}"] + seen:
+    try:
+        con = sqlite3.connect(target)
+        con.execute("UPDATE grade SET manual_score = 999")
+        con.commit()
+        print("changed", target)
+    except Exception as exc:
+        print("gradebook:", exc)
+try:
+    with open(r"{subs / 'honest' / (CH3 + '.ipynb')}", "w") as f:
+        f.write("{{}}")
+except Exception as exc:
+    print("submission:", exc)
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        try:
+            print(pid, os.readlink(f"/proc/{{pid}}/cwd"))
+        except OSError:
+            pass
+subprocess.Popen(["sh", "-c", "sleep 3; echo HACKED > {out / 'grades.csv'}"], start_new_session=True)'''
+
+
+def _with_cell(nb, source, after_grade_id=None, metadata=None):
+    out = nbformat.from_dict(nb)
+    cell = nbformat.v4.new_code_cell(source)
+    if metadata:
+        cell.metadata.update(metadata)
+    at = len(out.cells)
+    if after_grade_id:
+        at = 1 + next(i for i, c in enumerate(out.cells) if meta(c).get("grade_id") == after_grade_id)
+    out.cells.insert(at, cell)
+    return out
+
+
+def _hidden_text() -> set[str]:
+    lines = set()
+    for name in (CH3, CH4):
+        lines |= hidden_lines(c.source for c in solution_nb(name).cells if c.cell_type == "code")
+    return lines
+
+
+def _plain_html(path: Path) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8")))
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    subs, out = root / "subs", root / "grading"
+    sol3, sol4 = solution_nb(CH3), solution_nb(CH4)
+    foreign = next(c for c in sol4.cells if meta(c).get("grade_id") == "ex_speculative_verify")
+    flood = "for i in range(8000):\n    print('x' * 1000)"
+    class_ = {
+        ("honest", CH3): sol3,
+        ("honest", CH4): sol4,
+        ("transformer", CH3): replace_solution(sol3, "ex_tv", DISARM),
+        ("patcher", CH4): replace_solution(sol4, "ex_speculative_verify", PATCHER),
+        ("swallower", CH3): replace_solution(sol3, "ex_acceptance_rate", SWALLOWER),
+        ("looper", CH3): replace_solution(sol3, "ex_tv", LOOPER),
+        ("slips", CH3): _with_cell(_with_cell(replace_solution(sol3, "ex_tv", SLIPS), flood, "ex_tv"),
+                                   foreign.source, metadata={"nbgrader": dict(meta(foreign))}),
+        ("intruder", CH3): _with_cell(replace_solution(sol3, "ex_tv", PEEKER), intruder_cell(out, subs), "ex_tv"),
+        ("backup", CH3): sol3,
+    }
+    for (student, chapter), nb in class_.items():
+        (subs / student).mkdir(parents=True, exist_ok=True)
+        notebooks.write(nb, subs / student / f"{chapter}.ipynb")
+    (subs / "backup" / "backup").mkdir()
+    notebooks.write(student_nb(CH3), subs / "backup" / "backup" / f"{CH3}.ipynb")
+    before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
+
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(subs), "--out", str(out),
+                           "--timeout", str(TIMEOUT)], capture_output=True, text=True, timeout=1500)
+    seconds = time.perf_counter() - start
+    time.sleep(5)        # a detached process would rewrite grades.csv 3 s after the grader exits
+    with open(out / "grades.csv") as f:
+        rows = {(r["student_id"], r["chapter"]): r for r in csv.DictReader(f)}
+    return dict(proc=proc, rows=rows, out=out, subs=subs, before=before, seconds=seconds)
+
+
+def _row(batch, student, chapter=CH3):
+    return batch["rows"][(student, chapter)]
+
+
+def test_the_batch_completes_and_honest_work_gets_full_marks(batch):
+    assert batch["proc"].returncode in (0, 1), batch["proc"].stderr[-3000:]
+    text = (batch["out"] / "grades.csv").read_text()
+    assert text.startswith("student_id,") and "\nHACKED" not in text, text[:300]
+    for chapter in (CH3, CH4):
+        row = _row(batch, "honest", chapter)
+        assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) > 0, row
+    # Nothing the class ran changed a submission.
+    assert batch["before"] == {p: p.read_bytes() for p in batch["subs"].rglob("*.ipynb")}
+
+
+def test_student_code_cannot_reach_the_gradebook_the_csv_or_other_submissions(batch):
+    row = _row(batch, "intruder")
+    assert float(row["score"]) == float(row["max_score"]), row        # its answers are right
+    assert "/proc" in row["review"] and "sqlite" in row["review"] and "linecache" in row["review"], row["review"]
+    from autograder.sandbox import isolation_available
+    if isolation_available():
+        html_text = _plain_html(batch["out"] / "feedback" / "intruder" / CH3 / f"{CH3}.html")
+        assert "changed " + str(batch["out"]) not in html_text
+
+
+def test_tests_disabled_from_a_solution_cell_are_restored(batch):
+    row = _row(batch, "transformer")
+    assert float(row["score"]) == float(row["max_score"]) - 6, row      # tv wrong (6 points), the rest right
+    assert "undid changes" in row["notes"] and "transformer" in row["notes"], row["notes"]
+    assert "get_ipython" in row["review"]
+    row = _row(batch, "patcher", CH4)
+    assert float(row["score"]) <= float(row["max_score"]) - 3, row       # the distribution test still fails
+    assert "undid changes" in row["notes"] and "allclose" in row["notes"], row["notes"]
+
+
+def test_hangs_cost_only_their_own_exercise_and_are_reported_as_timeouts(batch):
+    row = _row(batch, "swallower")        # ignores interrupts: its kernel is replaced
+    assert row["status"] == "graded" and float(row["score"]) == 6, row
+    assert "TimeoutError" in row["notes"] and "new kernel" in row["notes"], row["notes"]
+    row = _row(batch, "looper")           # later tests of the same exercise fail at once
+    assert float(row["score"]) == float(row["max_score"]) - 6, row
+    assert "TimeoutError" in row["notes"] and "without waiting" in row["notes"], row["notes"]
+    assert "KeyboardInterrupt" not in row["notes"]
+
+
+def test_honest_slips_are_not_punished_and_output_is_capped(batch):
+    row = _row(batch, "slips")            # stderr print and warning, 8 MB of output, a cell from chapter 04
+    assert float(row["score"]) == float(row["max_score"]), row
+    assert "ex_speculative_verify" in row["notes"] and "ordinary cell" in row["notes"], row["notes"]
+    feedback = batch["out"] / "feedback" / "slips" / CH3 / f"{CH3}.html"
+    assert feedback.stat().st_size < 1_500_000, feedback.stat().st_size
+
+
+def test_ambiguous_files_are_an_error_naming_them(batch):
+    row = _row(batch, "backup")
+    assert row["status"].startswith("error: ambiguous") and "backup/" in row["status"], row
+    assert float(row["score"]) == 0
+
+
+def test_no_feedback_page_shows_hidden_test_code(batch):
+    hidden = _hidden_text()
+    assert len(hidden) > 20
+    pages = sorted((batch["out"] / "feedback").rglob("*.html"))
+    assert len(pages) >= 8
+    for page in pages:
+        text = _plain_html(page)
+        leaked = [line for line in hidden if line in text]
+        assert not leaked, f"{page}: {leaked[:3]}"
+
+
+def test_a_score_outside_the_range_is_an_error(batch):
+    from autograder.course import CourseDir
+    from autograder.grade import Submission, _collect
+
+    course = CourseDir(batch["out"])
+    with course.gradebook() as gb:
+        grade = gb.find_submission(CH3, "honest").notebooks[0].grades[0]
+        grade.manual_score = 999
+        gb.db.commit()
+    (result,) = _collect(course, [Submission("honest", CH3, Path("x"))], {}, {})
+    assert result.status.startswith("error: score outside") and result.score == 0, result
+
+
+def test_colliding_student_ids_are_an_error(tmp_path):
+    from autograder.grade import find_submissions
+    for name in ("ana maria", "ana_maria"):
+        (tmp_path / name).mkdir()
+        notebooks.write(student_nb(CH3), tmp_path / name / f"{CH3}.ipynb")
+    with pytest.raises(SystemExit, match="collide"):
+        find_submissions(tmp_path)
+
+
+def test_self_check_of_a_hang_shows_no_hidden_code(tmp_path):
+    from autograder.check import format_report, run_check
+    path = tmp_path / f"{CH3}.ipynb"
+    notebooks.write(replace_solution(solution_nb(CH3), "ex_acceptance_rate", SWALLOWER), path)
+    outcomes, elapsed = run_check(path, timeout=8)
+    report = format_report(outcomes, elapsed, path.name)
+    assert "TimeoutError" in report and "KeyboardInterrupt" not in report, report
+    assert sum(o.points for o in outcomes) == 6, report
+    leaked = [line for line in _hidden_text() if line in report]
+    assert not leaked, leaked[:3]
