@@ -1,0 +1,118 @@
+"""Fixtures of the browser tests: the learner's JupyterLab (`./course lab` on a copy of chapters/),
+Debian's Chromium driven by Playwright for Python, and a folder for screenshots.
+
+The tests skip, saying why, only when Chromium or playwright is missing on this machine; CI
+installs both (`apt-get install chromium`, `pip install playwright`; Playwright's own browser
+downloads are never used). COURSE_CHROMIUM overrides the browser's path.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.browser.labserver import REPO_ROOT, start_lab
+
+CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = Path(tempfile.gettempdir()) / "course-screenshots" / "browser"
+VIEWPORT = {"width": 1400, "height": 900}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives JupyterLab in Chromium (needs chromium and playwright)")
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install playwright; CI installs it)"
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        return f"Chromium not found at {CHROMIUM} (apt-get install chromium; CI installs it)"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _missing()
+    here = Path(__file__).parent
+    for item in items:
+        uses_browser = {"lab", "page", "chromium"} & set(getattr(item, "fixturenames", ()))
+        if here in Path(str(item.fspath)).parents and uses_browser:
+            item.add_marker(pytest.mark.browser)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if SHOTS.is_dir() and any(SHOTS.iterdir()):
+        terminalreporter.write_line(f"browser screenshots: {SHOTS}")
+
+
+@pytest.fixture(scope="session")
+def shots() -> Path:
+    """The screenshot folder, emptied once per run (never inside the repository)."""
+    shutil.rmtree(SHOTS, ignore_errors=True)
+    SHOTS.mkdir(parents=True)
+    print(f"\nbrowser screenshots: {SHOTS}")
+    return SHOTS
+
+
+@pytest.fixture(scope="session")
+def chapter_files() -> list[Path]:
+    return sorted((REPO_ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.fixture(scope="session")
+def lab(chapter_files, tmp_path_factory):
+    """`./course lab` serving a copy of chapters/, shut down (kernels, terminals, process group)
+    when the session ends, whatever happened."""
+    server = None
+    try:
+        server = start_lab(chapter_files, tmp_path_factory.mktemp("lab"))
+        yield server
+    finally:
+        if server is not None:
+            server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(chromium, lab):
+    """A fresh browser context on the lab, loaded; its kernels are shut down afterwards."""
+    context = chromium.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    problems = []
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    page.goto(lab.url("lab"))
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=60_000)
+    page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
+    page.page_errors = problems
+    try:
+        yield page
+    finally:
+        context.close()
+        status, kernels = lab.api("api/kernels")
+        for kernel in kernels if status == 200 else []:
+            lab.api(f"api/kernels/{kernel['id']}", method="DELETE")
+        status, terminals = lab.api("api/terminals")
+        for terminal in terminals if status == 200 else []:
+            lab.api(f"api/terminals/{terminal['name']}", method="DELETE")
+        time.sleep(0.2)

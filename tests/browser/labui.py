@@ -1,0 +1,267 @@
+"""Driving JupyterLab in Chromium as a learner does, and reading what the page shows.
+
+Actions go through the interface a person uses (file browser, menus, clicks, typing). What is
+checked is read from two places: the page (the DOM a person sees) and, through
+`window.jupyterapp` (the server runs with `--LabApp.expose_app_in_browser`), the notebook's cell
+models (execution counts, output types, nbgrader metadata), which say which cell a DOM node is.
+Nothing here imports playwright: the functions take a playwright `Page`.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import time
+
+# --- reading the notebook in the current tab ----------------------------------------------------
+
+CELLS_JS = """() => {
+  const panel = jupyterapp.shell.currentWidget;
+  if (!panel || !panel.content || !panel.content.widgets) return null;
+  return panel.content.widgets.map((cell, i) => {
+    const m = cell.model, code = m.type === 'code';
+    const nbg = m.getMetadata ? (m.getMetadata('nbgrader') || {}) : {};
+    const prompt = code ? (cell.node.querySelector('.jp-InputPrompt') || {}).textContent || '' : '';
+    return {index: i, type: m.type, source: m.sharedModel.getSource(), prompt: prompt,
+            count: code ? m.executionCount : null,
+            test: !!(nbg.grade && !nbg.solution), solution: !!nbg.solution, grade_id: nbg.grade_id || null,
+            outputs: code ? m.outputs.toJSON() : []};
+  });
+}"""
+
+KERNEL_STATUS_JS = """() => {
+  const panel = jupyterapp.shell.currentWidget;
+  const kernel = panel && panel.sessionContext && panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return kernel ? kernel.status : null;
+}"""
+
+
+def cells(page) -> list[dict]:
+    """The cells of the notebook in the current tab: type, source, prompt, outputs, nbgrader role."""
+    out = page.evaluate(CELLS_JS)
+    if out is None:
+        raise AssertionError("the current tab is not a notebook")
+    return out
+
+
+def kernel_status(page) -> str | None:
+    return page.evaluate(KERNEL_STATUS_JS)
+
+
+def wait_until_idle(page, timeout: float = 120.0, what: str = "the cells") -> list[dict]:
+    """Wait until the kernel is idle and no cell shows [*] (twice in a row); return the cells."""
+    deadline = time.monotonic() + timeout
+    calm = 0
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+        state = cells(page)
+        busy = [c["index"] for c in state if "*" in c["prompt"]]
+        calm = calm + 1 if not busy and kernel_status(page) == "idle" else 0
+        if calm >= 2:
+            return state
+    raise AssertionError(f"{what} still running after {timeout:.0f} s (cells {busy} show [*])")
+
+
+# --- actions -----------------------------------------------------------------------------------
+
+def menu(page, top: str, item: str) -> None:
+    """Click `top` in the menu bar, then the menu item labelled exactly `item`."""
+    page.locator(".lm-MenuBar-itemLabel").get_by_text(top, exact=True).click()
+    page.locator(".lm-Menu-itemLabel").get_by_text(item, exact=True).click()
+
+
+def menu_items(page, top: str) -> list[str]:
+    """The labels of the visible items of menu `top` (the menu is closed again)."""
+    page.locator(".lm-MenuBar-itemLabel").get_by_text(top, exact=True).click()
+    page.wait_for_selector(".lm-Menu")
+    labels = page.evaluate("""() => [...document.querySelectorAll('.lm-Menu .lm-Menu-item')]
+        .filter(e => !e.classList.contains('lm-mod-hidden') && e.offsetParent !== null)
+        .map(e => (e.querySelector('.lm-Menu-itemLabel') || {}).textContent || '').filter(t => t)""")
+    page.keyboard.press("Escape")
+    return labels
+
+
+def open_notebook(page, name: str, timeout: float = 90.0) -> None:
+    """Double-click `name` in the file browser; wait for its kernel to be idle."""
+    page.locator(".jp-DirListing-itemText", has_text=name).first.dblclick()
+    page.wait_for_function(
+        """name => { const w = jupyterapp.shell.currentWidget;
+                     return w && w.context && w.context.path.endsWith(name) && w.content && w.content.widgets
+                            && w.content.widgets.length > 0 && w.sessionContext && w.sessionContext.session
+                            && w.sessionContext.session.kernel && w.sessionContext.session.kernel.status === 'idle'; }""",
+        arg=name, timeout=timeout * 1000)
+
+
+def cell_node(page, index: int):
+    return page.locator(".jp-Notebook:visible .jp-Cell").nth(index)
+
+
+def select_cell(page, index: int) -> None:
+    """Select cell `index` in command mode, as a click in its left margin does."""
+    page.keyboard.press("Escape")
+    node = cell_node(page, index)
+    node.scroll_into_view_if_needed()
+    prompt = node.locator(".jp-InputPrompt").first
+    prompt.click()
+    page.wait_for_function("i => jupyterapp.shell.currentWidget.content.activeCellIndex === i", arg=index)
+
+
+STARTED_JS = """(before) => jupyterapp.shell.currentWidget.content.widgets.some(cell => cell.model.type === 'code'
+    && (((cell.node.querySelector('.jp-InputPrompt') || {}).textContent || '').includes('*')
+        || (cell.model.executionCount || 0) > before))"""
+
+
+def run_from_menu(page, item: str, top: str = "Run") -> None:
+    """Click a run command in the menu and wait until the kernel has started on it (a cell shows
+    [*] or has a newer execution count), so that a later wait for idle cannot return too early."""
+    before = max([c["count"] or 0 for c in cells(page)] + [0])
+    menu(page, top, item)
+    page.wait_for_function(STARTED_JS, arg=before, timeout=60_000)
+
+
+def run_all_continuing(page, timeout: float = 180.0) -> tuple[list[dict], list[int]]:
+    """Run > Run All Cells. Where a cell fails JupyterLab stops; a learner whose exercises are not
+    done yet continues with Run > Run Selected Cell and All Below from the next cell. Returns the
+    final cells and the indices of the cells where execution stopped."""
+    deadline = time.monotonic() + timeout
+    run_from_menu(page, "Run All Cells")
+    stops = []
+    while True:
+        state = wait_until_idle(page, max(5.0, deadline - time.monotonic()), "Run All")
+        code = [c for c in state if c["type"] == "code"]
+        done = [c for c in code if c["count"] is not None]
+        if len(done) == len(code):
+            return state, stops
+        last = max((c["index"] for c in done), default=-1)
+        failed = [c for c in done if c["index"] == last and any(o["output_type"] == "error" for o in c["outputs"])]
+        if not failed:
+            summary = [(c["index"], c["prompt"], c["count"], [o["output_type"] for o in c["outputs"]]) for c in code]
+            raise AssertionError(f"Run All stopped after cell {last} without an error there: {summary}")
+        stops.append(last)
+        if len(stops) > len(code):
+            raise AssertionError("Run All keeps stopping")
+        select_cell(page, last + 1)
+        run_from_menu(page, "Run Selected Cell and All Below")
+
+
+def error_outputs(cell: dict) -> list[str]:
+    """Errors and stderr text of a cell, one string each."""
+    out = []
+    for o in cell["outputs"]:
+        if o["output_type"] == "error":
+            out.append(f"{o.get('ename')}: {o.get('evalue')}")
+        elif o["output_type"] == "stream" and o.get("name") == "stderr":
+            text = o.get("text")
+            out.append("stderr: " + ("".join(text) if isinstance(text, list) else str(text)))
+    return out
+
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def output_mimes(cell: dict) -> list[str]:
+    return [m for o in cell["outputs"] for m in (o.get("data") or {})]
+
+
+# --- what should be there: figures and widgets, from the sources ---------------------------------
+
+def _calls(node) -> set[str]:
+    names = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            f = sub.func
+            if isinstance(f, ast.Name):
+                names.add(f.id)
+            elif isinstance(f, ast.Attribute):
+                base = f.value.id if isinstance(f.value, ast.Name) else ""
+                names.add(f"{base}.{f.attr}" if base else f.attr)
+    return names
+
+
+def expected_figure_cells(sources: list[str | None]) -> set[int]:
+    """Indices of code cells that must show a matplotlib figure: those that call `plt.show()` at
+    top level, or call (at top level) a function of the notebook whose body calls it.
+    `sources[i]` is None for non-code cells; cells that do not parse are skipped."""
+    trees = {}
+    for i, src in enumerate(sources):
+        if src is None:
+            continue
+        try:
+            trees[i] = ast.parse(_strip_magics(src))
+        except SyntaxError:
+            continue
+    drawing = set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and "plt.show" in _calls(node):
+                drawing.add(node.name)
+    changed = True
+    while changed:                                   # helpers that call a drawing helper draw too
+        changed = False
+        for tree in trees.values():
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef) and node.name not in drawing and _calls(node) & drawing:
+                    drawing.add(node.name)
+                    changed = True
+    out = set()
+    for i, tree in trees.items():
+        top = [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))]
+        called = set().union(*(_calls(s) for s in top)) if top else set()
+        if "plt.show" in called or called & drawing:
+            out.add(i)
+    return out
+
+
+def expected_widget_cells(sources: list[str | None]) -> set[int]:
+    """Indices of code cells whose last line shows a widget: it ends in a call of a function
+    named `..._widget(...)`/`..._explorer(...)` or in `.widget`, or calls `display(...)` on one."""
+    out = set()
+    pattern = re.compile(r"(\w*(widget|explorer)\w*\s*\(.*\)|\.widget)\s*$")
+    for i, src in enumerate(sources):
+        if src is None:
+            continue
+        lines = [ln for ln in src.strip().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        if lines and not lines[-1].startswith((" ", "\t")) and "=" not in lines[-1].split("(")[0] \
+                and pattern.search(lines[-1]):
+            out.add(i)
+    return out
+
+
+def _strip_magics(src: str) -> str:
+    return "\n".join("pass" if ln.lstrip().startswith(("%", "!")) else ln for ln in src.splitlines())
+
+
+# --- what the page shows -------------------------------------------------------------------------
+
+# Text a learner must never see where a figure or a widget belongs.
+BAD_TEXT = re.compile(r"Error displaying widget|Loading widget|Failed to display|Javascript Error|<Figure size \d"
+                      r"|\b(VBox|HBox|Box|GridBox|Tab|Accordion)\(children=|\b\w+(Slider|Dropdown|Text)\(value="
+                      r"|\bobject at 0x[0-9a-f]+>")
+
+RENDERED_JS = """(index) => {
+  const panel = jupyterapp.shell.currentWidget;
+  const cell = panel.content.widgets[index];
+  const outs = [...cell.node.querySelectorAll('.jp-OutputArea-output')];
+  return outs.map(o => {
+    const imgs = [...o.querySelectorAll('img')];
+    return {mime: o.getAttribute('data-mime-type') || '',
+            text: (o.innerText || '').slice(0, 2000),
+            widget: !!o.querySelector('.jupyter-widgets'),
+            images: imgs.length,
+            images_loaded: imgs.filter(img => img.complete && img.naturalWidth > 0).length};
+  });
+}"""
+
+
+def rendered_outputs(page, index: int) -> list[dict]:
+    """What the page shows under cell `index`: one entry per output (mime, text, widget, images)."""
+    return page.evaluate(RENDERED_JS, index)
+
+
+def wait_for_images(page, index: int, timeout: float = 20.0) -> list[dict]:
+    """The rendered outputs of cell `index`, once every image in them has loaded (or timeout)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        outs = rendered_outputs(page, index)
+        if all(o["images"] == o["images_loaded"] for o in outs) or time.monotonic() > deadline:
+            return outs
+        page.wait_for_timeout(200)

@@ -1,0 +1,72 @@
+"""Every chapter, opened in the learner's JupyterLab and run with Run > Run All Cells (continuing
+below each failing exercise test, as a learner does before solving the exercises): errors only in
+exercise test cells, every figure shown, every widget rendered. Screenshots of each figure and
+widget go to the run's screenshot folder."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.browser import labui
+
+CHAPTERS = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "chapters").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS)
+def test_chapter_runs_and_renders(page, shots, notebook):
+    labui.open_notebook(page, notebook)
+    state, stops = labui.run_all_continuing(page, timeout=240)
+    sources = [c["source"] if c["type"] == "code" else None for c in state]
+    stem = notebook.removesuffix(".ipynb")
+    problems = []
+
+    for c in state:
+        if c["type"] != "code":
+            continue
+        errors = labui.error_outputs(c)
+        if errors and not c["test"]:
+            problems.append(f"cell {c['index']} (not an exercise test) shows {errors}")
+    problems += [f"Run All stopped at cell {i}, which is not an exercise test"
+                 for i in stops if not state[i]["test"]]
+
+    figure_cells = labui.expected_figure_cells(sources)
+    widget_cells = labui.expected_widget_cells(sources)
+    for c in state:
+        i = c["index"]
+        if c["type"] != "code" or not c["outputs"]:
+            continue
+        mimes = labui.output_mimes(c)
+        rendered = labui.wait_for_images(page, i)
+        for out in rendered:
+            bad = labui.BAD_TEXT.search(out["text"])
+            if bad:
+                problems.append(f"cell {i} shows {bad.group(0)!r}: {out['text'][:300]!r}")
+            if out["images"] != out["images_loaded"]:
+                problems.append(f"cell {i}: {out['images'] - out['images_loaded']} image(s) did not load")
+        n_png = mimes.count("image/png")
+        n_widgets = mimes.count(labui.WIDGET_MIME)
+        shown_imgs = sum(o["images_loaded"] for o in rendered if not o["widget"])
+        shown_widgets = sum(1 for o in rendered if o["widget"])
+        if i in figure_cells and n_png == 0:
+            problems.append(f"cell {i} draws a figure (plt.show) but has no image output")
+        if shown_imgs < n_png:
+            problems.append(f"cell {i}: {n_png} figure(s) in the output, {shown_imgs} shown on the page")
+        if i in widget_cells and n_widgets == 0:
+            problems.append(f"cell {i} ends in a widget but has no widget output: {mimes}")
+        if shown_widgets < n_widgets:
+            problems.append(f"cell {i}: {n_widgets} widget(s) in the output, {shown_widgets} rendered")
+        for out in rendered:
+            if out["widget"] and out["images"] == 0 and "Image" in c["source"]:
+                problems.append(f"cell {i}: the widget shows no image")
+        if n_png or n_widgets:
+            area = labui.cell_node(page, i).locator(".jp-OutputArea").first
+            area.scroll_into_view_if_needed()
+            page.wait_for_timeout(100)
+            area.screenshot(path=str(shots / f"{stem}_cell{i:02d}{'_widget' if n_widgets else ''}.png"))
+
+    for i in widget_cells | figure_cells:
+        if state[i]["count"] is None:
+            problems.append(f"cell {i} never ran")
+    assert not problems, f"{notebook}:\n  " + "\n  ".join(problems)
+    print(f"{notebook}: {len(figure_cells)} figure cells, {len(widget_cells)} widget cells, stopped at tests {stops}")

@@ -1,0 +1,106 @@
+"""What a learner sees in `./course lab`: nbgrader's student parts (Assignment List, the Validate
+button) and none of the instructor parts (formgrader, Create Assignment, the course list), and no
+prompt about Jupyter news. `./course lab --instructor` turns the instructor parts back on."""
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import labui
+from tests.browser.labserver import start_lab
+
+INSTRUCTOR_PLUGINS = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                      "@jupyter/nbgrader:course-list"]
+INSTRUCTOR_COMMANDS = ["nbgrader:open-formgrader", "nbgrader:open-formgrader-local",
+                       "nbgrader:open-create-assignment", "nbgrader:open-course-list"]
+INSTRUCTOR_LABELS = ["Formgrader", "Course List", "Create Assignment"]
+NEWS_QUESTION = "notified about official Jupyter news"
+
+
+def _has_command(page, command):
+    return page.evaluate("c => jupyterapp.commands.hasCommand(c)", command)
+
+
+def _news_shown(page) -> bool:
+    page.wait_for_function("() => jupyterapp.restored !== undefined")
+    page.evaluate("() => jupyterapp.restored")
+    page.wait_for_timeout(2000)                     # the question comes right after the restore
+    return NEWS_QUESTION in page.evaluate("() => document.body.innerText")
+
+
+def test_learner_menus_have_no_instructor_parts(page, lab, shots):
+    assert not _news_shown(page), "JupyterLab asks about Jupyter news; the course turns the question off"
+    assert not page.evaluate("() => jupyterapp.hasPlugin('@jupyterlab/apputils-extension:announcements')")
+
+    bar = page.evaluate("() => [...document.querySelectorAll('.lm-MenuBar-itemLabel')].map(e => e.textContent)")
+    assert "Nbgrader" in bar, f"the learner's menu bar should have nbgrader's menu (Assignment List): {bar}"
+    page.locator(".lm-MenuBar-itemLabel").get_by_text("Nbgrader", exact=True).click()
+    page.wait_for_selector(".lm-Menu")
+    page.screenshot(path=str(shots / "learner_nbgrader_menu.png"))
+    page.keyboard.press("Escape")
+    items = labui.menu_items(page, "Nbgrader")
+    assert items == ["Assignment List"], f"the Nbgrader menu shows {items}; a learner's shows only Assignment List"
+
+    for plugin in INSTRUCTOR_PLUGINS:
+        assert not page.evaluate("p => jupyterapp.hasPlugin(p)", plugin), f"{plugin} is loaded in the learner's lab"
+    for command in INSTRUCTOR_COMMANDS:
+        assert not _has_command(page, command), f"the learner's lab has the command {command}"
+    assert _has_command(page, "nbgrader:open-assignment-list")
+    palette_text = _palette_entries(page, "nbgrader")
+    for label in INSTRUCTOR_LABELS:
+        assert label not in palette_text, f"the command palette offers {label!r}: {palette_text}"
+
+    # the server side: formgrader and the course list are not served, validation and assignments are
+    assert lab.api("formgrader")[0] == 404, "the server still serves formgrader"
+    assert lab.api("formgraders")[0] == 404, "the server still serves the course list"
+    status, body = lab.api("nbgrader_version?version=0.9.6")
+    assert status == 200 and body.get("success"), f"Validate's server part is missing: {status} {body}"
+
+    # a notebook: the Validate button, and no Create Assignment panel anywhere
+    labui.open_notebook(page, "01_cost_model.ipynb")
+    page.wait_for_selector(".jp-NotebookPanel-toolbar .validate-button")
+    text = page.evaluate("() => document.body.innerText")
+    assert "Create Assignment" not in text
+    labui.menu(page, "Nbgrader", "Assignment List")
+    page.wait_for_selector("#nbgrader-assignment-list")
+    page.wait_for_timeout(1500)
+    page.screenshot(path=str(shots / "learner_assignment_list.png"))
+    listing = page.locator("#nbgrader-assignment-list").inner_text()
+    assert "does not exist" not in listing and "Error" not in listing, f"the Assignment List shows an error: {listing}"
+    for label in INSTRUCTOR_LABELS:
+        assert page.locator(f"text={label}").count() == 0, f"{label!r} appears in the learner's lab"
+
+
+def _palette_entries(page, query: str) -> str:
+    """The command palette's entries for `query`, as text (the palette is closed again)."""
+    page.keyboard.press("Control+Shift+C")
+    box = page.locator(".lm-CommandPalette-input:visible")
+    box.fill(query)
+    page.wait_for_timeout(300)
+    text = page.locator(".lm-CommandPalette-content:visible").inner_text()
+    page.keyboard.press("Escape")
+    return text
+
+
+@pytest.mark.usefixtures("chromium")
+def test_instructor_flag_turns_the_instructor_parts_on(chromium, chapter_files, tmp_path, shots):
+    server = start_lab(chapter_files[:1], tmp_path, extra_args=["--instructor"])
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server.url("lab"))
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=60_000)
+        page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
+        assert not _news_shown(page), "the instructor's lab asks about Jupyter news"
+        for command in INSTRUCTOR_COMMANDS:
+            assert _has_command(page, command), f"./course lab --instructor lacks {command}"
+        items = labui.menu_items(page, "Nbgrader")
+        for label in ("Assignment List", "Course List", "Formgrader"):
+            assert label in items, f"./course lab --instructor: the Nbgrader menu shows {items}"
+        page.locator(".lm-MenuBar-itemLabel").get_by_text("Nbgrader", exact=True).click()
+        page.wait_for_selector(".lm-Menu")
+        page.screenshot(path=str(shots / "instructor_nbgrader_menu.png"))
+        page.keyboard.press("Escape")
+        assert server.api("formgrader")[0] != 404, "./course lab --instructor does not serve formgrader"
+    finally:
+        context.close()
+        server.stop()
