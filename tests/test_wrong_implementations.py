@@ -51,8 +51,11 @@ def test_every_wrong_implementation_loses_points(name):
         if bug.startswith("delegate_"):
             scored = [t for t in report.exercise_tests[ex] if tests.get(t)]
             assert not scored, f"{name}: {ex}/{bug} hands the exercise to the library yet passes {scored}"
-            why = report.messages[(ex, bug)][report.exercise_tests[ex][0]]
-            assert "course library" in why, f"{name}: {ex}/{bug} fails, but not with the delegation message: {why}"
+            # A form whose library function has another signature may fail a visible assert
+            # first; the learner must still meet the delegation message in some cell of the exercise.
+            whys = [report.messages[(ex, bug)][t] for t in report.exercise_tests[ex]]
+            assert any("course library" in why for why in whys), (
+                f"{name}: {ex}/{bug} fails, but no test cell says it delegates to the library: {whys}")
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
