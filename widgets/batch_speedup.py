@@ -140,7 +140,8 @@ class _Plot:
         (self.fall_line,) = ax.plot([], [], color="#DD8452", ls=":", lw=1.5)
         (self.fall_dot,) = ax.plot([], [], "o", color="#DD8452", ms=7, label="the fall begins")
         (self.pick,) = ax.plot([], [], "D", color="k", ms=7, label="your batch")
-        self.pick_text = ax.annotate("", (1, 1), textcoords="offset points", xytext=(8, 8), fontsize=9)
+        self.pick_text = ax.annotate("", (1, 1), textcoords="offset points", xytext=(8, 8), fontsize=9,
+                                     bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85))
         self.title = ax.set_title("", fontsize=10)
         self.fig.subplots_adjust(left=0.08, right=0.96, top=0.88, bottom=0.27)
         self.fig.legend(handles=[*self.spans.values(), self.no_fit, self.break_even, self.line, self.fall_dot, self.pick],
