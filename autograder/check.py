@@ -125,7 +125,8 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
         # The grader's own executor (sandbox, guarded test cells, timeouts, restarts after a
         # hang or a crash), so the self-check scores exactly as grading does.
         executor = ResilientExecute(timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL,
-                                    allow_errors=True, interrupt_on_timeout=True)
+                                    allow_errors=True, interrupt_on_timeout=True,
+                                    warn_unisolated=False)    # a learner's own machine: nothing to protect
         with kernel_environment():
             nb, _ = executor.preprocess(nb, {"metadata": {"path": tmp}})
     elapsed = time.perf_counter() - start

@@ -97,6 +97,7 @@ class ResilientExecute(Execute):
     memory_bytes = Integer(DEFAULT_MEMORY_BYTES, help="address-space limit of a kernel").tag(config=True)
     cpu_seconds = Integer(DEFAULT_CPU_SECONDS, help="CPU-time limit of a kernel").tag(config=True)
     require_isolation = Bool(False, help="fail instead of running without bubblewrap").tag(config=True)
+    warn_unisolated = Bool(True, help="warn loudly when bubblewrap is missing").tag(config=True)
     guard = Bool(True, help="repair the kernel before each locked cell (integrity)").tag(config=True)
     max_restarts = Integer(3, help="fresh kernels per notebook after a hang or a crash").tag(config=True)
     max_cell_output_bytes = Integer(100_000, help="output kept per cell, in bytes").tag(config=True)
@@ -106,7 +107,8 @@ class ResilientExecute(Execute):
         if not self.sandbox:
             return super().create_kernel_manager()
         policy = SandboxPolicy(hide=default_hidden() + list(self.hide), memory_bytes=self.memory_bytes,
-                               cpu_seconds=self.cpu_seconds, require=self.require_isolation)
+                               cpu_seconds=self.cpu_seconds, require=self.require_isolation,
+                               warn=self.warn_unisolated)
         manager_class = type("GradingKernelManager", (SandboxedKernelManager,), {"policy": policy})
         self.km = manager_class(kernel_name=self.kernel_name or "python3", config=self.config)
         return self.km
