@@ -1,0 +1,96 @@
+"""Wrong answers to the chapter 11 exercise (batched_verify), to prove its tests have power.
+
+Each value replaces the solution cell `ex_batched_verify` of solutions/11_pytorch_verifier.ipynb.
+The comment above each entry lists the chi-square statistics it gets in the distribution checks
+(fixed seeds of the tests; computed with the asserts disabled, since a test cell stops at its
+first failing assert) and the cells that fail:
+
+    F3, S3 = test_batched_distribution, visible: first / second token, gamma = 3, 200,000 sequences (4 dof)
+    F1, S1 = test_batched_distribution, hidden: first / second token, gamma = 1, 200,000 sequences (4 dof)
+    M      = test_batched_distribution, hidden: first token of the batch's second half (permuted rows), 4 dof
+    L      = test_batched_length: |z| of the mean accepted length; H = hidden histogram of n (3 dof)
+
+The real solution gets F3 2.3, S3 4.9, F1 1.7, S1 2.9, M 1.3, z 0.9, H 4.7 (the threshold p = 1e-6
+is chi-square 33.4 on 4 dof and 30.7 on 3 dof; p = 1e-12 is 62.4 on 4 dof and 58.7 on 3 dof).
+A correct verifier written as a Python loop over sequences (one multinomial call per sequence) fails
+test_batched_protocol; it is not listed here because it takes minutes on 200,000 sequences.
+"""
+
+from tests.wrong_implementations.delegation import delegation_forms
+
+_DEF = "def batched_verify(p, q, drafts, generator=None):"
+
+_HEAD = '''def batched_verify(p, q, drafts, generator=None):
+    B, gamma, V = q.shape
+    idx = drafts.long().unsqueeze(-1)
+    p_x = p[:, :gamma].gather(-1, idx).squeeze(-1)
+    q_x = q.gather(-1, idx).squeeze(-1)
+'''
+
+_TAIL = '''    tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64)
+    keep = torch.arange(gamma)[None, :] < n[:, None]
+    tokens[:, :gamma] = torch.where(keep, drafts.long(), tokens[:, :gamma])
+    tokens[rows, n] = extra
+    return tokens, n'''
+
+_RESIDUAL = '''    q_pad = torch.cat([q, torch.zeros(B, 1, V, dtype=q.dtype)], dim=1)
+    rows = torch.arange(B)
+    missing = (p[rows, n] - q_pad[rows, n]).clamp_min(0.0)
+    r = missing / missing.sum(dim=-1, keepdim=True)
+    extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)
+'''
+
+_ACCEPT = '''    u = torch.rand(B, gamma, generator=generator, dtype=p_x.dtype)
+    n = (u * q_x < p_x).long().cumprod(dim=1).sum(dim=1)
+'''
+
+WRONG = {
+    "ex_batched_verify": {
+        # F3 4558, S3 3237, F1 4870, S1 20.7, M 2395; z 0.9 and H 4.7 (the accept rule is unchanged)
+        "resample_from_p": _HEAD + _ACCEPT + '''    rows = torch.arange(B)
+    extra = torch.multinomial(p[rows, n], 1, generator=generator).squeeze(-1)   # BUG: p, not the residual
+''' + _TAIL,
+        # F3 14022 (the extra token overwrites a kept draft), S3 5632, M 7085; z 185, H 49475
+        "sum_instead_of_cumprod": _HEAD + '''    u = torch.rand(B, gamma, generator=generator, dtype=p_x.dtype)
+    n = (u * q_x < p_x).long().sum(dim=1)                                   # BUG: every accept counts
+''' + _RESIDUAL + _TAIL,
+        # one uniform row for the whole batch, every sequence accepts alike: F3 14588, S3 23839, F1 14857,
+        #   M 7369; z -316, H 242541
+        "uniforms_shared_by_the_batch": _HEAD + '''    u = torch.rand(1, gamma, generator=generator, dtype=p_x.dtype)      # BUG: (1, gamma)
+    n = (u * q_x < p_x).long().cumprod(dim=1).sum(dim=1)
+''' + _RESIDUAL + _TAIL,
+        # one uniform per sequence for all positions: F3 2.1 (position 1 is still exact), S3 625; z 46, H 7094
+        "one_uniform_per_sequence": _HEAD + '''    u = torch.rand(B, 1, generator=generator, dtype=p_x.dtype)          # BUG: shared by the positions
+    n = (u * q_x < p_x).long().cumprod(dim=1).sum(dim=1)
+''' + _RESIDUAL + _TAIL,
+        # no zero row, the bonus comes from max(0, p[gamma] - q[gamma - 1]): S1 141770 (gamma = 1, hidden);
+        #   the visible shapes test fails too (sequence 0's bonus must be token 2)
+        "bonus_from_the_last_residual": _HEAD + _ACCEPT + '''    rows = torch.arange(B)
+    missing = (p[rows, n] - q[rows, n.clamp(max=gamma - 1)]).clamp_min(0.0)   # BUG: no zero row
+    mass = missing.sum(dim=-1, keepdim=True)
+    r = torch.where(mass > 0, missing / mass.clamp_min(1e-300), p[rows, n])
+    extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)
+''' + _TAIL,
+        # keeps a draft only if it is the target's argmax: F3 466667, S3 300000, z -1433, H 1.1e6
+        "accept_on_argmax": _HEAD + '''    n = (drafts == p[:, :gamma].argmax(-1)).long().cumprod(dim=1).sum(dim=1)   # BUG
+''' + _RESIDUAL + _TAIL,
+        # every sequence uses the rows of sequence 0: M 13200 (hidden); the shapes test fails too
+        "rows_of_the_first_sequence": _HEAD + _ACCEPT + '''    q_pad = torch.cat([q, torch.zeros(B, 1, V, dtype=q.dtype)], dim=1)
+    rows = torch.arange(B)
+    missing = (p[0, n] - q_pad[0, n]).clamp_min(0.0)                        # BUG: sequence 0's rows
+    mass = missing.sum(dim=-1, keepdim=True)
+    r = torch.where(mass > 0, missing / mass.clamp_min(1e-300), p[0, n])
+    extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)
+''' + _TAIL,
+        # exact (F3 2.4, S3 3.3, z -0.5), but ignores the generator: fails the protocol test (same seed,
+        #   different output)
+        "global_random_state": _HEAD + '''    u = torch.rand(B, gamma, dtype=p_x.dtype)                            # BUG: no generator
+    n = (u * q_x < p_x).long().cumprod(dim=1).sum(dim=1)
+    q_pad = torch.cat([q, torch.zeros(B, 1, V, dtype=q.dtype)], dim=1)
+    rows = torch.arange(B)
+    missing = (p[rows, n] - q_pad[rows, n]).clamp_min(0.0)
+    extra = torch.multinomial(missing / missing.sum(-1, keepdim=True), 1).squeeze(-1)
+''' + _TAIL,
+        **delegation_forms(_DEF, "specdec.engine.batched", "batched_verify"),
+    },
+}
