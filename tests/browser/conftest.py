@@ -42,7 +42,7 @@ def pytest_collection_modifyitems(config, items):
     reason = _missing()
     here = Path(__file__).parent
     for item in items:
-        uses_browser = {"lab", "page", "chromium"} & set(getattr(item, "fixturenames", ()))
+        uses_browser = {"lab", "page", "chromium", "chapter_runs"} & set(getattr(item, "fixturenames", ()))
         if here in Path(str(item.fspath)).parents and uses_browser:
             item.add_marker(pytest.mark.browser)
             if reason:
@@ -93,9 +93,8 @@ def chromium():
             browser.close()
 
 
-@pytest.fixture
-def page(chromium, lab):
-    """A fresh browser context on the lab, loaded; its kernels are shut down afterwards."""
+def _open_lab(chromium, lab):
+    """A new browser context with JupyterLab loaded; returns (context, page)."""
     context = chromium.new_context(viewport=VIEWPORT)
     context.set_default_timeout(30_000)
     page = context.new_page()
@@ -105,14 +104,97 @@ def page(chromium, lab):
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=60_000)
     page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
     page.page_errors = problems
+    return context, page
+
+
+def _kernels_and_terminals(lab) -> set[tuple[str, str]]:
+    out = set()
+    status, kernels = lab.api("api/kernels")
+    out |= {("kernels", k["id"]) for k in (kernels if status == 200 else [])}
+    status, terminals = lab.api("api/terminals")
+    out |= {("terminals", t["name"]) for t in (terminals if status == 200 else [])}
+    return out
+
+
+def _shut_down(lab, items) -> None:
+    for kind, name in items:
+        lab.api(f"api/{kind}/{name}", method="DELETE")
+
+
+def _shut_notebook_kernel(lab, path: str) -> None:
+    status, sessions = lab.api("api/sessions")
+    for session in sessions if status == 200 else []:
+        if session.get("path", "").endswith(path) and session.get("kernel"):
+            lab.api(f"api/kernels/{session['kernel']['id']}", method="DELETE")
+
+
+class ChapterRun:
+    """A chapter opened in its own browser context and run with Run All (continuing past failing
+    exercise tests); `page` stays open on it, its kernel alive, until released."""
+
+    def __init__(self, notebook, context, page, state, stops, seconds):
+        self.notebook, self.context, self.page = notebook, context, page
+        self.state, self.stops, self.seconds = state, stops, seconds
+
+
+class ChapterRuns:
+    """Runs each chapter once per session: the chapter test and a widget test of the same chapter
+    share the run. `release` closes the page and shuts the chapter's kernel down."""
+
+    def __init__(self, chromium, lab):
+        self.chromium, self.lab = chromium, lab
+        self.runs: dict[str, ChapterRun | BaseException] = {}
+
+    def get(self, notebook: str) -> ChapterRun:
+        from tests.browser import labui
+
+        if notebook not in self.runs:
+            context = None
+            try:
+                context, page = _open_lab(self.chromium, self.lab)
+                start = time.monotonic()
+                labui.open_notebook(page, notebook)
+                state, stops = labui.run_all_continuing(page, timeout=300)
+                self.runs[notebook] = ChapterRun(notebook, context, page, state, stops, time.monotonic() - start)
+            except BaseException as exc:
+                self.runs[notebook] = exc
+                if context is not None:
+                    context.close()
+                _shut_notebook_kernel(self.lab, notebook)
+                raise
+        run = self.runs[notebook]
+        if isinstance(run, BaseException):
+            pytest.fail(f"{notebook} could not be run in JupyterLab: {run}")
+        return run
+
+    def release(self, notebook: str) -> None:
+        run = self.runs.get(notebook)
+        if isinstance(run, ChapterRun):
+            run.context.close()
+            _shut_notebook_kernel(self.lab, notebook)
+            self.runs[notebook] = RuntimeError("released")
+
+    def close(self) -> None:
+        for notebook in list(self.runs):
+            self.release(notebook)
+
+
+@pytest.fixture(scope="session")
+def chapter_runs(chromium, lab):
+    runs = ChapterRuns(chromium, lab)
+    try:
+        yield runs
+    finally:
+        runs.close()
+
+
+@pytest.fixture
+def page(chromium, lab):
+    """A fresh browser context on the lab, loaded; its kernels and terminals are shut down afterwards."""
+    before = _kernels_and_terminals(lab)
+    context, page = _open_lab(chromium, lab)
     try:
         yield page
     finally:
         context.close()
-        status, kernels = lab.api("api/kernels")
-        for kernel in kernels if status == 200 else []:
-            lab.api(f"api/kernels/{kernel['id']}", method="DELETE")
-        status, terminals = lab.api("api/terminals")
-        for terminal in terminals if status == 200 else []:
-            lab.api(f"api/terminals/{terminal['name']}", method="DELETE")
-        time.sleep(0.2)
+        _shut_down(lab, _kernels_and_terminals(lab) - before)

@@ -212,16 +212,25 @@ def expected_figure_cells(sources: list[str | None]) -> set[int]:
 
 
 def expected_widget_cells(sources: list[str | None]) -> set[int]:
-    """Indices of code cells whose last line shows a widget: it ends in a call of a function
-    named `..._widget(...)`/`..._explorer(...)` or in `.widget`, or calls `display(...)` on one."""
+    """Indices of code cells that must show a widget: they call (at top level) a function whose
+    name ends in `_widget` or `_explorer`, and show something: a `display(...)` call, or a last
+    statement that is an expression other than a call of print."""
     out = set()
-    pattern = re.compile(r"(\w*(widget|explorer)\w*\s*\(.*\)|\.widget)\s*$")
     for i, src in enumerate(sources):
         if src is None:
             continue
-        lines = [ln for ln in src.strip().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-        if lines and not lines[-1].startswith((" ", "\t")) and "=" not in lines[-1].split("(")[0] \
-                and pattern.search(lines[-1]):
+        try:
+            tree = ast.parse(_strip_magics(src))
+        except SyntaxError:
+            continue
+        top = [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))]
+        called = set().union(*(_calls(s) for s in top)) if top else set()
+        builds = any(name.split(".")[-1].endswith(("_widget", "_explorer")) for name in called)
+        last = tree.body[-1] if tree.body else None
+        shows_last = (isinstance(last, ast.Expr) and not isinstance(last.value, ast.Constant)
+                      and not (isinstance(last.value, ast.Call) and _calls(last.value) & {"print"}
+                               and isinstance(last.value.func, ast.Name) and last.value.func.id == "print"))
+        if builds and ("display" in called or shows_last):
             out.add(i)
     return out
 
@@ -265,3 +274,50 @@ def wait_for_images(page, index: int, timeout: float = 20.0) -> list[dict]:
         if all(o["images"] == o["images_loaded"] for o in outs) or time.monotonic() > deadline:
             return outs
         page.wait_for_timeout(200)
+
+
+# --- asking the notebook's kernel (what the widget holds, for comparison with the page) ---------
+
+KERNEL_EXEC_JS = """async (code) => {
+  const kernel = jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  let out = '', err = '';
+  const future = kernel.requestExecute({code: code, silent: false, store_history: false});
+  future.onIOPub = msg => {
+    if (msg.header.msg_type === 'stream') { if (msg.content.name === 'stdout') out += msg.content.text; else err += msg.content.text; }
+    if (msg.header.msg_type === 'error') err += msg.content.ename + ': ' + msg.content.evalue;
+  };
+  await future.done;
+  return [out, err];
+}"""
+
+
+def kernel_json(page, code: str):
+    """Run `code` in the current notebook's kernel (not a cell: nothing appears in the notebook);
+    it must print one JSON document, which is returned parsed."""
+    import json
+
+    out, err = page.evaluate(KERNEL_EXEC_JS, code)
+    if err:
+        raise AssertionError(f"the kernel answered with an error: {err}")
+    return json.loads(out)
+
+
+def widget_cell(state: list[dict], needle: str) -> int:
+    """Index of the code cell whose source contains `needle` and whose output holds a widget."""
+    hits = [c["index"] for c in state if c["type"] == "code" and needle in c["source"]
+            and WIDGET_MIME in output_mimes(c)]
+    if not hits:
+        raise AssertionError(f"no cell shows a widget built with {needle!r}")
+    return hits[0]
+
+
+def image_bytes(locator) -> bytes:
+    """The bytes of the image an <img> element shows (fetched from its blob/data URL)."""
+    import base64
+
+    data = locator.evaluate("""async img => {
+        const blob = await (await fetch(img.src)).blob();
+        const buffer = new Uint8Array(await blob.arrayBuffer());
+        let s = ''; for (let i = 0; i < buffer.length; i++) s += String.fromCharCode(buffer[i]);
+        return btoa(s); }""")
+    return base64.b64decode(data)

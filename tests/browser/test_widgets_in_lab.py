@@ -1,0 +1,219 @@
+"""The chapters' interactive figures, driven in the browser as a learner drives them, and what they
+show compared with the course library (`specdec`). Each chapter is run first (Run All, as in the
+chapter test, whose run is reused); screenshots before and after each interaction."""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+from tests.browser import labui
+
+FIND_WIDGET = """
+import json
+from {module} import {cls} as _cls
+_found = [v for v in list(globals().values()) if isinstance(v, _cls)]
+print(json.dumps({expr}, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
+"""
+
+
+def _kernel_widget(page, module, cls, expr):
+    """`expr` evaluated in the kernel on the chapter's last widget of class `cls`, named `w` there."""
+    code = FIND_WIDGET.format(module=module, cls=cls, expr=f"(lambda w: {expr})(_found[-1])")
+    return labui.kernel_json(page, code)
+
+
+def _box(page, cell):
+    """The widget's root box in the output of `cell`."""
+    box = labui.cell_node(page, cell).locator(".jp-OutputArea-output .jupyter-widgets.widget-vbox").first
+    box.scroll_into_view_if_needed()
+    return box
+
+
+def _slider(box, label):
+    return box.locator(".widget-slider", has=box.page.locator("label.widget-label", has_text=re.compile(f"^{label}$")))
+
+
+def _control(box, kind, label):
+    return box.locator(f".widget-{kind}", has=box.page.locator("label.widget-label", has_text=re.compile(f"^{label}$")))
+
+
+def _wait_html_change(box, before, what, timeout=60_000):
+    box.page.wait_for_function("([el, before]) => el.innerText !== before",
+                               arg=[box.element_handle(), before], timeout=timeout)
+    labui.wait_until_idle(box.page, 60, what)
+
+
+def _plain(html_text: str) -> str:
+    return re.sub(r"\s+", " ", html_text).strip()
+
+
+# --- chapter 06: the batch/context speedup widget ------------------------------------------------
+
+def test_batch_speedup_context_slider(chapter_runs, shots):
+    from specdec.batch_speedup import REGIMES, critical_context, fall_batch, one_layer_drafter, regime, speedup_at_batch
+    from specdec.cost_model import step_cost
+    from specdec.hardware import GPUS
+    from specdec.model_specs import MODELS
+
+    run = chapter_runs.get("06_batching.ipynb")
+    page = run.page
+    cell = labui.widget_cell(run.state, "batch_speedup_widget(")
+    box = _box(page, cell)
+    slider = _slider(box, "context T̄")
+    readout_box = box.locator(".widget-html-content").first
+    image = box.locator("img.widget-image").first
+    assert slider.locator(".widget-readout").inner_text().strip() == "64", "the context slider should start at 64"
+
+    def settings():
+        return _kernel_widget(page, "widgets.batch_speedup", "BatchSpeedupWidget",
+                              "dict(model=w.model.value, gpu=w.gpu.value, n_gpu=w.n_gpu.value, T=round(w.context.value),"
+                              " gamma=w.gamma.value, alpha=w.alpha.value, share=w.drafter.value, B=w.chosen_batch,"
+                              " state={k: w.state[k] for k in ('critical_context', 'fall_batch', 'chosen')})")
+
+    def library(s):
+        model, gpu = MODELS[s["model"]], GPUS[s["gpu"]]
+        drafter = None if s["share"] == 0 else one_layer_drafter(model, s["share"] / 100 * model.n_active)
+        cost = step_cost(model, gpu, s["n_gpu"], s["T"])
+        return dict(speedup=float(speedup_at_batch(model, gpu, s["B"], s["T"], s["gamma"], s["alpha"], drafter, s["n_gpu"])),
+                    regime=REGIMES[int(regime(cost, s["B"], s["gamma"]))],
+                    fall=fall_batch(cost, s["gamma"] + 1),
+                    T_c=float(critical_context(model, gpu, s["gamma"] + 1)))
+
+    def check_readout(s, lib, text):
+        assert f"B = {s['B']}" in text and f"speedup {lib['speedup']:.2f}×" in text, (
+            f"T̄ = {s['T']}: the library gives speedup {lib['speedup']:.2f}× at B = {s['B']}; the readout says: {text}")
+        assert lib["regime"] in text, f"T̄ = {s['T']}: the library's regime is {lib['regime']!r}; readout: {text}"
+        free = "at every batch" if math.isinf(lib["fall"]) else f"up to B ≈ {lib['fall']:,.1f}"
+        assert f"verification is free {free}" in text, f"T̄ = {s['T']}: the library says free {free}; readout: {text}"
+        chosen = s["state"]["chosen"]
+        assert chosen["B"] == s["B"] and abs(chosen["speedup"] - lib["speedup"]) < 1e-9
+        assert s["state"]["critical_context"] == pytest.approx(lib["T_c"])
+
+    before_settings = settings()
+    before_lib = library(before_settings)
+    before_text = _plain(readout_box.inner_text())
+    check_readout(before_settings, before_lib, before_text)
+    T_c = before_lib["T_c"]
+    assert before_settings["T"] == 64 < T_c, f"the critical context {T_c:.0f} should lie above the start, 64"
+    before_png = labui.image_bytes(image)
+    box.screenshot(path=str(shots / "06_batch_speedup_before.png"))
+
+    # drag the handle to 2^12 = 4096 tokens on the log axis (2^6 .. 2^17), past T_c
+    handle = slider.locator(".noUi-handle").first
+    base = slider.locator(".noUi-base").first.bounding_box()
+    h = handle.bounding_box()
+    target_x = base["x"] + base["width"] * (12 - 6) / (17 - 6)
+    page.mouse.move(h["x"] + h["width"] / 2, h["y"] + h["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(target_x, h["y"] + h["height"] / 2, steps=12)
+    page.mouse.up()
+    _wait_html_change(readout_box, before_text, "the widget's update")
+
+    after_settings = settings()
+    after_lib = library(after_settings)
+    after_text = _plain(readout_box.inner_text())
+    shown_T = slider.locator(".widget-readout").inner_text().strip()
+    assert after_settings["T"] > T_c, f"the slider stopped at {after_settings['T']}, not past T_c = {T_c:.0f}"
+    assert shown_T == str(after_settings["T"]), f"the slider shows {shown_T}, the widget holds {after_settings['T']}"
+    check_readout(after_settings, after_lib, after_text)
+    assert after_text != before_text
+    after_png = labui.image_bytes(image)
+    assert after_png[:4] == b"\x89PNG" and after_png != before_png, "the figure did not change"
+    box.screenshot(path=str(shots / "06_batch_speedup_after.png"))
+
+
+# --- chapter 08: the tree-mask explorer ------------------------------------------------------------
+
+def test_tree_mask_explorer(chapter_runs, shots):
+    from specdec.trees import depths, greedy_tree_walk, tree_attention_mask, validate_parents
+
+    run = chapter_runs.get("08_token_trees.ipynb")
+    page = run.page
+    cell = labui.widget_cell(run.state, "tree_mask_explorer(")
+    box = _box(page, cell)
+    readout = box.locator(".widget-html-content").nth(0)      # the readout (the message box follows)
+    image = box.locator("img.widget-image").first
+    parents_input = _control(box, "text", "parents").locator("input")
+    tokens_input = _control(box, "text", "tokens").locator("input")
+
+    def kernel_state():
+        return _kernel_widget(page, "widgets.tree_mask", "TreeMaskExplorer",
+                              "dict(w.state(), parents=list(w.parents), tokens=list(w.tokens), prefix=list(w.prefix),"
+                              " choices=list(w.choices), mask=w.mask, position_ids=w.position_ids)")
+
+    def click_node(node):
+        button = box.locator(".widget-toggle-buttons button", has_text=re.compile(rf"^{node}: ")).first
+        before = _plain(readout.inner_text())
+        button.click()
+        if "mod-active" not in (button.get_attribute("class") or ""):
+            raise AssertionError(f"node {node}'s button is not shown selected after the click")
+        if f"Node #{node} " not in before:
+            _wait_html_change(readout, before, f"the click on node {node}")
+
+    parents = [int(v) for v in parents_input.input_value().split(",")]
+    tokens = [t.strip() for t in tokens_input.input_value().split(",")]
+    prefix_len = len(kernel_state()["prefix"])
+    mask, pos = tree_attention_mask(parents, prefix_len)
+
+    # click node 3, then node 5: the highlighted row and its readout follow the library's mask
+    click_node(3)
+    png_3 = labui.image_bytes(image)
+    click_node(5)
+    box.screenshot(path=str(shots / "08_tree_mask_node5.png"))
+    png_5 = labui.image_bytes(image)
+    assert png_5 != png_3, "the figure did not change when node 5 was clicked"
+    state = kernel_state()
+    assert state["highlighted_row"] == 5 and state["selected"] == 5
+    assert state["mask"][5] == mask[5].tolist(), (
+        f"row 5 of the explorer's mask {state['mask'][5]} differs from tree_attention_mask's {mask[5].tolist()}")
+    seen = np.flatnonzero(mask[5, prefix_len:]).tolist()
+    text = _plain(readout.inner_text())
+    assert f"Node #5 sees the prefix and nodes {seen}; position id {int(pos[5])}" in text, (
+        f"tree_attention_mask: row 5 sees the prefix and nodes {seen}, position id {int(pos[5])}; the page says: {text}")
+    assert mask[5, :prefix_len].all(), "every node sees the whole prefix"
+
+    # the target writes other tokens: choose them in the dropdowns, check the kept branch
+    choices = list(state["choices"])
+    wanted = {0: "sat", 1: "down"}
+    for depth, token in wanted.items():
+        select = _control(box, "dropdown", f"depth {depth}").locator("select")
+        if select.input_value() != token:
+            before = _plain(readout.inner_text())
+            select.select_option(label=token)
+            _wait_html_change(readout, before, f"choosing {token!r} at depth {depth}")
+        choices[depth] = token
+    target_next = [choices[0]] + [choices[int(d) + 1] for d in depths(parents)]
+    path, emitted = greedy_tree_walk(tokens, parents, target_next)
+    state = kernel_state()
+    assert state["kept_branch"] == path and state["emitted"] == emitted, (
+        f"greedy_tree_walk keeps {path} and emits {emitted}; the explorer holds {state['kept_branch']}, {state['emitted']}")
+    kept_text = " → ".join(f"#{i} {tokens[i]}" for i in path)
+    text = _plain(readout.inner_text())
+    assert f"Greedy walk keeps: {kept_text}" in text and " ".join(emitted) in text, (
+        f"the library keeps {kept_text} and emits {' '.join(emitted)}; the page says: {text}")
+    box.screenshot(path=str(shots / "08_tree_mask_choices.png"))
+
+    # an invalid parent array: the message says why, the tree stays as it was
+    bad = "-1, 0, 5"
+    with pytest.raises(ValueError) as why:
+        validate_parents([int(v) for v in bad.split(",")])
+    png_before = labui.image_bytes(image)
+    parents_input.fill(bad)
+    parents_input.press("Enter")
+    box.locator("button", has_text=re.compile(r"^\s*apply\s*$")).click()
+    message = box.locator(".widget-html-content", has_text="Invalid tree").first
+    message.wait_for(timeout=30_000)
+    labui.wait_until_idle(page, 30, "the apply button")
+    shown = _plain(message.inner_text())
+    assert str(why.value) in shown, f"validate_parents says {str(why.value)!r}; the widget says {shown!r}"
+    assert "Traceback" not in _plain(box.inner_text())
+    state = kernel_state()
+    assert state["parents"] == parents and state["message"].startswith("Invalid tree"), json.dumps(state)[:500]
+    assert labui.image_bytes(image) == png_before, "an invalid tree changed the figure"
+    errors = [e for c in labui.cells(page) if c["index"] == cell for e in labui.error_outputs(c)]
+    assert not errors, f"the widget's cell shows errors: {errors}"
+    box.screenshot(path=str(shots / "08_tree_mask_invalid.png"))
