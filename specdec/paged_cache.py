@@ -177,7 +177,8 @@ def cache_problems(cache: PagedKVCache) -> list[str]:
                 problems.append(f"block {b} is in the tables of both {owner[b]!r} and {seq!r}")
             owner[b] = seq
         if cache.lengths[seq] > len(table) * cache.block_size:
-            problems.append(f"{seq!r} has length {cache.lengths[seq]} but only {len(table)} blocks")
+            problems.append(f"sequence {seq!r} has length {cache.lengths[seq]} but its table holds only "
+                            f"{len(table)} block(s) of {cache.block_size}, room for {len(table) * cache.block_size}")
     seen = set()
     for b in cache.free:
         if b in owner:

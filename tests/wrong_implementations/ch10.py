@@ -4,9 +4,13 @@ gathering a tree branch), to prove their tests have power.
 Each value replaces one solution cell of solutions/10_cache_rollback.ipynb. The tests are
 deterministic: every wrong answer is caught by a named case (attention over the cache differs from
 a cache rebuilt from scratch, a block both free and in a table, a wrong block count, a wrong
-length or return value); the comment above each entry names the first test cell that catches it
-(B = test_reserve_trim_basic, R = test_reserve_trim_random, L = test_rollback_lengths,
+length or return value); the comment above each entry names the test cells that catch it
+(RS = test_reserve, TR = test_trim, R = test_reserve_trim_random, L = test_rollback_lengths,
 P = test_rollback_loop, G = test_gather_example, GR = test_gather_random).
+
+Exercises 10.2 and 10.3 call `library_trim` (the setup cell after exercise 10.1 imports the
+library's reserve and trim under those names), so a wrong 10.1 costs points in 10.1 only; the
+wrong answers below for 10.2 and 10.3 use it too.
 """
 from tests.wrong_implementations.delegation import delegation_forms
 
@@ -46,7 +50,7 @@ RESERVE_TRIM_DELEGATION = {form: _r[form] + "\n\n" + _t[form] for form in _r}
 
 WRONG = {
     "ex_reserve_trim": {
-        # B visible: the rejected entry at position 12 survives; attention differs from the rebuilt cache.
+        # TR visible: the rejected entry at position 12 survives; attention differs from the rebuilt cache.
         "trim_keeps_one_more": RESERVE + '''
 
 def trim(cache, seq, new_length):
@@ -59,7 +63,7 @@ def trim(cache, seq, new_length):
         cache.free.append(table.pop())
     cache.lengths[seq] = new_length
 ''',
-        # B visible: blocks go on the free list but stay in the table ("block 4 is on the free list but
+        # TR visible: blocks go on the free list but stay in the table ("block 4 is on the free list but
         # still in the table"); in R another sequence then overwrites them.
         "freed_block_still_referenced": RESERVE + '''
 
@@ -71,7 +75,7 @@ def trim(cache, seq, new_length):
         cache.free.append(block)                               # BUG: not removed from the table
     cache.lengths[seq] = new_length
 ''',
-        # B hidden (trim to 3 of blocks of 2 frees the half-full block) and R visible: a block holding
+        # TR hidden (trim to 3 of blocks of 2 frees the half-full block) and R visible: a block holding
         # a kept entry is freed, then reused by another sequence.
         "frees_partly_used_block": RESERVE + '''
 
@@ -84,7 +88,7 @@ def trim(cache, seq, new_length):
         cache.free.append(table.pop())
     cache.lengths[seq] = new_length
 ''',
-        # B visible: the table keeps 4 blocks for 12 entries (one holds no valid entry).
+        # TR visible: the table keeps 4 blocks for 12 entries (one holds no valid entry).
         "never_frees": RESERVE + '''
 
 def trim(cache, seq, new_length):
@@ -92,7 +96,8 @@ def trim(cache, seq, new_length):
         raise ValueError("bad new_length")
     cache.lengths[seq] = new_length                            # BUG: blocks never return to the pool
 ''',
-        # B visible: 15 positions get only 3 blocks, the pass cannot write position 12.
+        # RS hidden: an empty sequence reserving 7 positions in blocks of 2 gets 3 blocks; R: the pass cannot
+        # write its last entry.
         "reserve_off_by_one": '''def reserve(cache, seq, n_new):
     needed_blocks = -(-(cache.lengths[seq] + n_new - 1) // cache.block_size)   # BUG: one slot short
     missing = needed_blocks - len(cache.tables[seq])
@@ -101,14 +106,14 @@ def trim(cache, seq, new_length):
     for _ in range(max(missing, 0)):
         cache.tables[seq].append(cache.free.pop())
 ''' + "\n\n" + TRIM,
-        # B hidden: a reservation that needs nothing still takes blocks.
+        # RS hidden: a reservation that needs nothing still takes blocks.
         "reserve_ignores_owned_blocks": '''def reserve(cache, seq, n_new):
     for _ in range(-(-n_new // cache.block_size)):             # BUG: ignores the capacity already owned
         if not cache.free:
             raise RuntimeError("out of blocks")
         cache.tables[seq].append(cache.free.pop())
 ''' + "\n\n" + TRIM,
-        # B hidden: a failed reservation leaves the blocks it took in the table.
+        # RS hidden: a failed reservation leaves the blocks it took in the table.
         "reserve_not_atomic": '''def reserve(cache, seq, n_new):
     needed_blocks = -(-(cache.lengths[seq] + n_new) // cache.block_size)
     while len(cache.tables[seq]) < needed_blocks:
@@ -116,7 +121,7 @@ def trim(cache, seq, new_length):
             raise RuntimeError("out of blocks")               # BUG: after taking some blocks
         cache.tables[seq].append(cache.free.pop())
 ''' + "\n\n" + TRIM,
-        # B hidden: trim beyond the length is accepted silently.
+        # TR hidden: trim beyond the length is accepted silently.
         "trim_no_check": RESERVE + '''
 
 def trim(cache, seq, new_length):
@@ -132,25 +137,25 @@ def trim(cache, seq, new_length):
         # L visible (J = 1: draft length 8 instead of 7) and P visible: the draft attends to rejected drafts.
         "draft_cache_not_rolled_back": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
     T = target.lengths[seq] - gamma - 1
-    trim(target, seq, T + 1 + n_accepted)                   # BUG: the draft's cache is left as it was
+    library_trim(target, seq, T + 1 + n_accepted)                   # BUG: the draft's cache is left as it was
     return 2 if n_accepted == gamma else 1''',
         # L visible: the target drops the entry of the last committed token (T + J instead of T + 1 + J).
         "target_off_by_one": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
     T = target.lengths[seq] - gamma - 1
-    trim(target, seq, T + n_accepted)                       # BUG: off by one
-    trim(draft, seq, T + min(n_accepted, gamma - 1))
+    library_trim(target, seq, T + n_accepted)                       # BUG: off by one
+    library_trim(draft, seq, T + min(n_accepted, gamma - 1))
     return 2 if n_accepted == gamma else 1''',
         # L visible (J = gamma = 3): trimming the draft to T + 1 + gamma exceeds its length (ValueError).
         "draft_same_as_target": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
     T = target.lengths[seq] - gamma - 1
-    trim(target, seq, T + 1 + n_accepted)
-    trim(draft, seq, min(T + 1 + n_accepted, draft.lengths[seq]))   # BUG: forgets the draft never read x_gamma
+    library_trim(target, seq, T + 1 + n_accepted)
+    library_trim(draft, seq, min(T + 1 + n_accepted, draft.lengths[seq]))   # BUG: forgets the draft never read x_gamma
     return 1''',
         # L visible (J = gamma): returns 1 although the draft has two unread tokens.
         "unread_always_one": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
     T = target.lengths[seq] - gamma - 1
-    trim(target, seq, T + 1 + n_accepted)
-    trim(draft, seq, T + 1 + min(n_accepted, gamma - 1))
+    library_trim(target, seq, T + 1 + n_accepted)
+    library_trim(draft, seq, T + 1 + min(n_accepted, gamma - 1))
     return 1                                                # BUG: ignores the fully accepted case''',
         **_forms("def rollback_after_round(target, draft, seq, n_accepted, gamma):", "specdec.paged_cache",
                  "rollback_after_round"),
@@ -158,7 +163,7 @@ def trim(cache, seq, new_length):
     "ex_gather_branch": {
         # G visible: the entries of nodes 0, 1, 2 (siblings) stay in place of the branch's.
         "trim_without_moving": '''def gather_branch(cache, seq, prefix_len, branch):
-    trim(cache, seq, prefix_len + len(branch))              # BUG: the branch is never gathered''',
+    library_trim(cache, seq, prefix_len + len(branch))              # BUG: the branch is never gathered''',
         # G hidden (branch [1, 2] of parents (-1, -1, 1)) and GR: copying from the far end overwrites
         # a source that still has to move.
         "copy_in_reverse_order": '''def gather_branch(cache, seq, prefix_len, branch):
@@ -167,7 +172,7 @@ def trim(cache, seq, new_length):
         dst = cache.slot(seq, prefix_len + i)
         cache.k[dst] = cache.k[src]
         cache.v[dst] = cache.v[src]
-    trim(cache, seq, prefix_len + len(branch))''',
+    library_trim(cache, seq, prefix_len + len(branch))''',
         # G visible: positions indexed as if the sequence's blocks were contiguous in the pool.
         "ignores_block_table": '''def gather_branch(cache, seq, prefix_len, branch):
     K = cache.k.reshape(-1, cache.k.shape[-1])              # BUG: logical position used as a pool index
@@ -175,12 +180,12 @@ def trim(cache, seq, new_length):
     for i, node in enumerate(branch):
         K[prefix_len + i] = K[prefix_len + node]
         V[prefix_len + i] = V[prefix_len + node]
-    trim(cache, seq, prefix_len + len(branch))''',
+    library_trim(cache, seq, prefix_len + len(branch))''',
         # G visible: the values are not moved, only the keys.
         "keys_only": '''def gather_branch(cache, seq, prefix_len, branch):
     for i, node in enumerate(branch):
         cache.k[cache.slot(seq, prefix_len + i)] = cache.k[cache.slot(seq, prefix_len + node)]   # BUG: no values
-    trim(cache, seq, prefix_len + len(branch))''',
+    library_trim(cache, seq, prefix_len + len(branch))''',
         # G visible: the branch lands one slot too far; the length covers a stale entry.
         "destination_off_by_one": '''def gather_branch(cache, seq, prefix_len, branch):
     for i, node in enumerate(branch):
@@ -188,7 +193,7 @@ def trim(cache, seq, new_length):
         dst = cache.slot(seq, min(prefix_len + i + 1, cache.lengths[seq] - 1))   # BUG: off by one
         cache.k[dst] = cache.k[src]
         cache.v[dst] = cache.v[src]
-    trim(cache, seq, prefix_len + len(branch))''',
+    library_trim(cache, seq, prefix_len + len(branch))''',
         # G visible: the rejected siblings' blocks stay in the table (length right, blocks not freed).
         "no_trim_of_blocks": '''def gather_branch(cache, seq, prefix_len, branch):
     for i, node in enumerate(branch):
