@@ -272,7 +272,7 @@ def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = N
     out = Path(out).resolve()
     chapters = sorted({s.chapter for s in submissions})
     parents = {str(Path(s.path).resolve().parent) for s in submissions}
-    hide = sorted(parents | {os.path.commonpath(sorted(parents))})
+    hide = sorted(parents | ({os.path.commonpath(sorted(parents))} if parents else set()))
     course = CourseDir.create(out, chapters, cell_timeout=cell_timeout, hide=tuple(hide),
                               require_isolation=require_isolation)
     for name in chapters:
