@@ -99,7 +99,7 @@ class TreeMaskExplorer:
         self.ax_tree = self.figure.add_axes((0.01, 0.04, 0.40, 0.86))
         self.ax_mask = self.figure.add_axes((0.50, 0.10, 0.40, 0.72))
         self.ax_tree.set_axis_off()
-        self.ax_tree.set_title("token tree (click a node)", fontsize=10)
+        self.ax_tree.set_title("token tree (pick a node with the node buttons)", fontsize=10)
         self._edges = LineCollection([], colors="0.6", linewidths=1.5, zorder=1)
         self.ax_tree.add_collection(self._edges)
         self._dots = self.ax_tree.scatter([], [], s=900, zorder=2, edgecolors="0.3", linewidths=1.0)
