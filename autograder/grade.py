@@ -27,13 +27,15 @@ Submissions are copied, never modified. Students are graded in parallel (`jobs`)
 from __future__ import annotations
 
 import csv
-import multiprocessing
+import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -255,6 +257,20 @@ def _grade_one(chapter: str, student: str, course: CourseDir | None = None) -> s
         reap_strays(keep=before)
 
 
+def _run_worker(spec: dict) -> dict[tuple[str, str], str | None]:
+    """Grade spec["tasks"] in a worker process (`autograder._grade_worker`); {(chapter, student): reason}."""
+    from .course import nbgrader_env
+
+    proc = subprocess.run([sys.executable, "-m", "autograder._grade_worker", json.dumps(spec)],
+                          capture_output=True, text=True, env=nbgrader_env())
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("RESULT "):
+            return {tuple(k.split("\t")): v for k, v in json.loads(line[len("RESULT "):]).items()}
+    tail = (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]
+    return {tuple(t): f"grading failed: the grading worker exited with code {proc.returncode} ({tail})"
+            for t in spec["tasks"]}
+
+
 def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = None,
           jobs: int | None = None, require_isolation: bool = False) -> list[Result]:
     """Grade `submissions` into the course directory `out`; `jobs` submissions at a time
@@ -300,9 +316,15 @@ def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = N
         become_subreaper()
         outcomes = [_grade_one(chapter, student, course) for chapter, student in todo]
     else:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init,
-                                 initargs=(str(out), cell_timeout, hide, require_isolation)) as pool:
-            outcomes = list(pool.map(_grade_one, [t[0] for t in todo], [t[1] for t in todo]))
+        by_student: dict[str, list] = {}
+        for chapter, student in todo:
+            by_student.setdefault(student, []).append((chapter, student))
+        spec = {"root": str(out), "timeout": cell_timeout, "hide": hide, "require": require_isolation}
+        with ThreadPoolExecutor(jobs) as pool:
+            done = pool.map(lambda tasks: _run_worker(dict(spec, tasks=tasks)), by_student.values())
+            reasons = {k: v for part in done for k, v in part.items()}
+        outcomes = [reasons.get((chapter, student), "grading failed: no answer from the worker")
+                    for chapter, student in todo]
     for (chapter, student), reason in zip(todo, outcomes):
         if reason:
             errors[(student, chapter)] = reason
