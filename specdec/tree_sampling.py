@@ -47,7 +47,7 @@ def _next_residual(R: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def node_residuals(p, q, k: int) -> tuple[np.ndarray, np.ndarray]:
     """For i.i.d. children: the targets R_1..R_{k+1}, shape (k + 1, V), and the chance that try
-    i is kept given it is reached, a_i = sum_x min(R_i, q), shape (k,).
+    i is kept given it is reached, alpha_i = sum_x min(R_i, q) (chapter 03's alpha with target R_i), shape (k,).
 
     When some R_i equals q, try i is kept for sure; later rows are then never used and are
     filled with R_i (their a is 1)."""
@@ -63,7 +63,7 @@ def node_residuals(p, q, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def recursive_acceptance(p, q, k: int) -> float:
-    """P(some child is kept) with k i.i.d. children: 1 - prod_i (1 - a_i)."""
+    """P(some child is kept) with k i.i.d. children: 1 - prod_i (1 - alpha_i)."""
     _, a = node_residuals(p, q, k)
     return float(1.0 - np.prod(1.0 - np.minimum(a, 1.0)))
 
