@@ -23,6 +23,15 @@ from specdec.engine.stats import RoundStats
 V = 6
 
 
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    # Tiny models run faster on one thread, and two threads stall badly on a busy machine.
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 def tiny(n_layer, seed, vocab=V, n_embd=16, dtype=torch.float64):
     torch.manual_seed(seed)
     cfg = GPT2Config(n_layer=n_layer, n_embd=n_embd, n_head=2, vocab_size=vocab, n_positions=64,
