@@ -7,6 +7,7 @@ downloads are never used). COURSE_CHROMIUM overrides the browser's path.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -93,14 +94,18 @@ def chromium():
             browser.close()
 
 
+_WORKSPACES = itertools.count(1)
+
+
 def _open_lab(chromium, lab):
-    """A new browser context with JupyterLab loaded; returns (context, page)."""
+    """A new browser context with JupyterLab loaded in a workspace of its own (a shared one would
+    reopen the notebooks of earlier tests, each with a kernel); returns (context, page)."""
     context = chromium.new_context(viewport=VIEWPORT)
     context.set_default_timeout(30_000)
     page = context.new_page()
     problems = []
     page.on("pageerror", lambda exc: problems.append(str(exc)))
-    page.goto(lab.url("lab"))
+    page.goto(lab.url(f"lab/workspaces/test-{next(_WORKSPACES)}") + "&reset")
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=60_000)
     page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
     page.page_errors = problems
@@ -109,6 +114,8 @@ def _open_lab(chromium, lab):
 
 def _kernels_and_terminals(lab) -> set[tuple[str, str]]:
     out = set()
+    status, sessions = lab.api("api/sessions")
+    out |= {("sessions", s["id"]) for s in (sessions if status == 200 else [])}
     status, kernels = lab.api("api/kernels")
     out |= {("kernels", k["id"]) for k in (kernels if status == 200 else [])}
     status, terminals = lab.api("api/terminals")
@@ -122,10 +129,11 @@ def _shut_down(lab, items) -> None:
 
 
 def _shut_notebook_kernel(lab, path: str) -> None:
+    """End the sessions of notebook `path` (which shuts their kernels down)."""
     status, sessions = lab.api("api/sessions")
     for session in sessions if status == 200 else []:
-        if session.get("path", "").endswith(path) and session.get("kernel"):
-            lab.api(f"api/kernels/{session['kernel']['id']}", method="DELETE")
+        if session.get("path", "").endswith(path):
+            lab.api(f"api/sessions/{session['id']}", method="DELETE")
 
 
 class ChapterRun:

@@ -105,17 +105,26 @@ def select_cell(page, index: int) -> None:
     page.wait_for_function("i => jupyterapp.shell.currentWidget.content.activeCellIndex === i", arg=index)
 
 
-STARTED_JS = """(before) => jupyterapp.shell.currentWidget.content.widgets.some(cell => cell.model.type === 'code'
-    && (((cell.node.querySelector('.jp-InputPrompt') || {}).textContent || '').includes('*')
-        || (cell.model.executionCount || 0) > before))"""
+RUN_HOOK_JS = """() => {
+  if (window.__courseRuns) return;
+  const runs = window.__courseRuns = {started: 0, done: 0};
+  jupyterapp.commands.commandExecuted.connect((_, args) => {
+    if (!args.id.startsWith('notebook:run')) return;
+    runs.started += 1;
+    Promise.resolve(args.result).then(() => { runs.done += 1; }, () => { runs.done += 1; });
+  });
+}"""
 
 
-def run_from_menu(page, item: str, top: str = "Run") -> None:
-    """Click a run command in the menu and wait until the kernel has started on it (a cell shows
-    [*] or has a newer execution count), so that a later wait for idle cannot return too early."""
-    before = max([c["count"] or 0 for c in cells(page)] + [0])
+def run_from_menu(page, item: str, top: str = "Run", timeout: float = 300.0) -> None:
+    """Click a run command in the menu and wait for it to finish: JupyterLab resolves the
+    command's promise when every cell it runs has finished (or the run stopped at an error)."""
+    page.evaluate(RUN_HOOK_JS)
+    before = page.evaluate("() => window.__courseRuns.started")
     menu(page, top, item)
-    page.wait_for_function(STARTED_JS, arg=before, timeout=60_000)
+    page.wait_for_function("b => window.__courseRuns.started > b", arg=before, timeout=30_000)
+    page.wait_for_function("() => window.__courseRuns.done === window.__courseRuns.started",
+                           timeout=timeout * 1000, polling=250)
 
 
 def run_all_continuing(page, timeout: float = 180.0) -> tuple[list[dict], list[int]]:
@@ -123,24 +132,25 @@ def run_all_continuing(page, timeout: float = 180.0) -> tuple[list[dict], list[i
     done yet continues with Run > Run Selected Cell and All Below from the next cell. Returns the
     final cells and the indices of the cells where execution stopped."""
     deadline = time.monotonic() + timeout
-    run_from_menu(page, "Run All Cells")
+    run_from_menu(page, "Run All Cells", timeout=timeout)
     stops = []
     while True:
         state = wait_until_idle(page, max(5.0, deadline - time.monotonic()), "Run All")
         code = [c for c in state if c["type"] == "code"]
-        done = [c for c in code if c["count"] is not None]
-        if len(done) == len(code):
+        pending = [c for c in code if c["count"] is None]
+        if not pending:
             return state, stops
-        last = max((c["index"] for c in done), default=-1)
-        failed = [c for c in done if c["index"] == last and any(o["output_type"] == "error" for o in c["outputs"])]
-        if not failed:
-            summary = [(c["index"], c["prompt"], c["count"], [o["output_type"] for o in c["outputs"]]) for c in code]
-            raise AssertionError(f"Run All stopped after cell {last} without an error there: {summary}")
-        stops.append(last)
+        first = pending[0]["index"]
+        before = [c for c in code if c["index"] < first]
+        stop = before[-1] if before else None
+        if stop is None or not any(o["output_type"] == "error" for o in stop["outputs"]):
+            summary = [(c["index"], c["prompt"], [o["output_type"] for o in c["outputs"]]) for c in code]
+            raise AssertionError(f"the run left cell {first} unexecuted, but the cell before it did not fail: {summary}")
+        stops.append(stop["index"])
         if len(stops) > len(code):
             raise AssertionError("Run All keeps stopping")
-        select_cell(page, last + 1)
-        run_from_menu(page, "Run Selected Cell and All Below")
+        select_cell(page, first)
+        run_from_menu(page, "Run Selected Cell and All Below", timeout=max(5.0, deadline - time.monotonic()))
 
 
 def error_outputs(cell: dict) -> list[str]:

@@ -77,6 +77,7 @@ def _check_chapter(run, shots):
             page.wait_for_timeout(100)
             area.screenshot(path=str(shots / f"{stem}_cell{i:02d}{'_widget' if n_widgets else ''}.png"))
 
+    problems += [f"uncaught error in the page: {e}" for e in page.page_errors]
     for i in widget_cells | figure_cells:
         if state[i]["count"] is None:
             problems.append(f"cell {i} never ran")

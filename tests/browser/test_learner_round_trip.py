@@ -85,7 +85,9 @@ def test_wrong_then_right_answer_changes_the_self_check(page, lab, shots):
 
     # the folded hints below the exercise open on a click
     hints = next(c["index"] for c in state[solution + 1:] if c["type"] == "markdown" and "<details" in c["source"])
+    labui.cell_node(page, hints).scroll_into_view_if_needed()          # Markdown renders when in view
     details = labui.cell_node(page, hints).locator("details").first
+    details.wait_for(state="attached")
     details.scroll_into_view_if_needed()
     assert details.get_attribute("open") is None, "the hints must start folded"
     hidden = details.locator("p").first
