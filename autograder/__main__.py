@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds allowed per cell before it is interrupted and scored 0 (default 120)")
     p.add_argument("--jobs", "-j", type=int, default=None,
                    help="submissions graded at once, each in its own sandbox (default: one per core)")
+    p.add_argument("--memory", type=float, default=None,
+                   help="memory limit per kernel in GiB (default 8)")
     p.add_argument("--require-isolation", action="store_true",
                    help="refuse to grade if student code cannot be sandboxed (bubblewrap missing)")
 

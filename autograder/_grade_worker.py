@@ -16,7 +16,7 @@ def main() -> int:
     spec = json.loads(sys.argv[1])
     from .grade import _grade_one, _worker_init
 
-    _worker_init(spec["root"], spec["timeout"], spec["hide"], spec["require"])
+    _worker_init(spec["root"], spec["timeout"], spec["hide"], spec["require"], spec.get("memory"))
     out = {}
     for chapter, student in spec["tasks"]:
         try:

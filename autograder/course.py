@@ -100,11 +100,13 @@ class CourseDir:
     cell_timeout: int | None = None     # seconds per cell; None keeps nbgrader_config.py's value
     hide: tuple = ()                    # more folders student code must not see (the submissions)
     require_isolation: bool = False     # refuse to grade without bubblewrap
+    memory_bytes: int | None = None     # data-memory limit per kernel; None keeps the default (8 GiB)
 
     @classmethod
     def create(cls, root: Path, chapters: list[str] | None = None,
                solutions_dir: Path = SOLUTIONS_DIR, cell_timeout: int | None = None,
-               hide: tuple = (), require_isolation: bool = False) -> "CourseDir":
+               hide: tuple = (), require_isolation: bool = False,
+               memory_bytes: int | None = None) -> "CourseDir":
         root = Path(root).resolve()
         root.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(CONFIG_FILE, root / "nbgrader_config.py")
@@ -112,7 +114,7 @@ class CourseDir:
             dest = root / "source" / name
             dest.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(solutions_dir / f"{name}.ipynb", dest / f"{name}.ipynb")
-        return cls(root, cell_timeout, tuple(hide), require_isolation)
+        return cls(root, cell_timeout, tuple(hide), require_isolation, memory_bytes)
 
     @functools.cached_property
     def api(self):
@@ -130,6 +132,8 @@ class CourseDir:
         # Student code never sees the grading output (gradebook, other submissions) or the submissions.
         config.ResilientExecute.hide = [str(self.root)] + [str(h) for h in self.hide]
         config.ResilientExecute.require_isolation = self.require_isolation
+        if self.memory_bytes is not None:
+            config.ResilientExecute.memory_bytes = self.memory_bytes
         # Parallel graders share the gradebook: wait for its lock instead of failing.
         config.CourseDirectory.db_url = f"sqlite:///{self.root / 'gradebook.db'}?timeout=300"
         return NbGraderAPI(CourseDirectory(config=config), config=config)

@@ -232,11 +232,11 @@ def _reason(result: dict) -> str:
 _WORKER_COURSE: CourseDir | None = None
 
 
-def _worker_init(root: str, cell_timeout, hide, require_isolation) -> None:
+def _worker_init(root: str, cell_timeout, hide, require_isolation, memory_bytes=None) -> None:
     global _WORKER_COURSE
     from sqlalchemy.exc import SAWarning
     warnings.filterwarnings("ignore", category=SAWarning)
-    _WORKER_COURSE = CourseDir(Path(root), cell_timeout, tuple(hide), require_isolation)
+    _WORKER_COURSE = CourseDir(Path(root), cell_timeout, tuple(hide), require_isolation, memory_bytes)
     from .sandbox import become_subreaper
     become_subreaper()
 
@@ -272,7 +272,8 @@ def _run_worker(spec: dict) -> dict[tuple[str, str], str | None]:
 
 
 def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = None,
-          jobs: int | None = None, require_isolation: bool = False) -> list[Result]:
+          jobs: int | None = None, require_isolation: bool = False,
+          memory_bytes: int | None = None) -> list[Result]:
     """Grade `submissions` into the course directory `out`; `jobs` submissions at a time
     (default: one per core, at most one per submission)."""
     from sqlalchemy.exc import SAWarning
@@ -290,7 +291,7 @@ def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = N
     parents = {str(Path(s.path).resolve().parent) for s in submissions}
     hide = sorted(parents | ({os.path.commonpath(sorted(parents))} if parents else set()))
     course = CourseDir.create(out, chapters, cell_timeout=cell_timeout, hide=tuple(hide),
-                              require_isolation=require_isolation)
+                              require_isolation=require_isolation, memory_bytes=memory_bytes)
     for name in chapters:
         course.generate(name)
     errors: dict[tuple[str, str], str] = {}
@@ -319,7 +320,8 @@ def grade(submissions: list[Submission], out: Path, cell_timeout: int | None = N
         by_student: dict[str, list] = {}
         for chapter, student in todo:
             by_student.setdefault(student, []).append((chapter, student))
-        spec = {"root": str(out), "timeout": cell_timeout, "hide": hide, "require": require_isolation}
+        spec = {"root": str(out), "timeout": cell_timeout, "hide": hide, "require": require_isolation,
+                "memory": memory_bytes}
         with ThreadPoolExecutor(jobs) as pool:
             done = pool.map(lambda tasks: _run_worker(dict(spec, tasks=tasks)), by_student.values())
             reasons = {k: v for part in done for k, v in part.items()}
@@ -368,8 +370,9 @@ def main(args) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     print(f"grading {len(subs)} submission(s), {min(jobs, len(subs))} at a time; {check_sandbox()}", flush=True)
     start = time.perf_counter()
+    memory = int(args.memory * 2**30) if args.memory else None
     results = grade(subs, Path(args.out), cell_timeout=args.timeout, jobs=jobs,
-                    require_isolation=args.require_isolation)
+                    require_isolation=args.require_isolation, memory_bytes=memory)
     width = max(len(r.student) for r in results)
     for r in sorted(results, key=lambda r: (r.chapter, r.student)):
         flag = "  (review: see grades.csv)" if r.review else ""

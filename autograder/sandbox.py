@@ -29,6 +29,7 @@ for the threat model and the container alternative.
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import shutil
 import subprocess
@@ -41,7 +42,7 @@ from jupyter_client import AsyncKernelManager
 
 from .course import REPO_ROOT
 
-DEFAULT_MEMORY_BYTES = 8 * 2**30      # address-space limit of a kernel (numpy, scipy, matplotlib fit easily)
+DEFAULT_MEMORY_BYTES = 8 * 2**30      # data-memory limit of a kernel (numpy, scipy, matplotlib fit easily)
 DEFAULT_CPU_SECONDS = 3600            # CPU time for one notebook (all its cells together)
 NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code runs with the grader's own "
                 "permissions: it could read or change the gradebook, other submissions and the grading "
@@ -49,9 +50,11 @@ NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code r
                 "see the README's instructor section.")
 
 # rlimits are set in the kernel's own process just before it starts (inside the sandbox).
+# Memory is limited by RLIMIT_DATA (heap and private writable mappings: every NumPy array),
+# not RLIMIT_AS, so the large read-only or PROT_NONE reservations of CUDA and PyTorch still work.
 _LIMITS = ("import os, resource, sys\n"
            "mem, cpu = int(sys.argv[1]), int(sys.argv[2])\n"
-           "if mem > 0: resource.setrlimit(resource.RLIMIT_AS, (mem, mem))\n"
+           "if mem > 0: resource.setrlimit(resource.RLIMIT_DATA, (mem, mem))\n"
            "if cpu > 0: resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))\n"
            "os.execv(sys.argv[3], sys.argv[3:])\n")
 
@@ -125,6 +128,8 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
     for h in hidden:
         if any(k in h.parents for k in kept):
             args += ["--tmpfs", str(h)]
+    for device in sorted(glob.glob("/dev/nvidia*")) + (["/dev/dri"] if os.path.exists("/dev/dri") else []):
+        args += ["--dev-bind", device, device]         # a GPU chapter can still use the GPU
     args += ["--bind", work, work, "--chdir", work,
              "--unshare-all", "--die-with-parent", "--new-session",
              "--unsetenv", "JPY_PARENT_PID",

@@ -132,7 +132,12 @@ for pid in os.listdir("/proc"):
             print(pid, os.readlink(f"/proc/{{pid}}/cwd"))
         except OSError:
             pass
-subprocess.Popen(["sh", "-c", "sleep 3; echo HACKED > {out / 'grades.csv'}"], start_new_session=True)'''
+subprocess.Popen(["sh", "-c", "sleep 3; echo HACKED > {out / 'grades.csv'}"], start_new_session=True)
+try:
+    hog = bytearray(12 * 2**30)          # more than the kernel's memory limit
+    print("memory: no limit")
+except MemoryError:
+    print("memory: limited")'''
 
 
 def _with_cell(nb, source, after_grade_id=None, metadata=None):
@@ -217,6 +222,7 @@ def test_student_code_cannot_reach_the_gradebook_the_csv_or_other_submissions(ba
     if isolation_available():
         html_text = _plain_html(batch["out"] / "feedback" / "intruder" / CH3 / f"{CH3}.html")
         assert "changed " + str(batch["out"]) not in html_text
+        assert "memory: limited" in html_text
 
 
 def test_tests_disabled_from_a_solution_cell_are_restored(batch):
