@@ -7,8 +7,10 @@ downloads are never used). COURSE_CHROMIUM overrides the browser's path.
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
+import signal
 import shutil
 import tempfile
 import time
@@ -46,12 +48,16 @@ def pytest_collection_modifyitems(config, items):
         uses_browser = {"lab", "page", "chromium", "chapter_runs"} & set(getattr(item, "fixturenames", ()))
         if here in Path(str(item.fspath)).parents and uses_browser:
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)          # minutes: `-m "not slow"` leaves them out
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+_SHOTS_TAKEN = []
+
+
 def pytest_terminal_summary(terminalreporter):
-    if SHOTS.is_dir() and any(SHOTS.iterdir()):
+    if _SHOTS_TAKEN and SHOTS.is_dir() and any(SHOTS.iterdir()):
         terminalreporter.write_line(f"browser screenshots: {SHOTS}")
 
 
@@ -60,6 +66,7 @@ def shots() -> Path:
     """The screenshot folder, emptied once per run (never inside the repository)."""
     shutil.rmtree(SHOTS, ignore_errors=True)
     SHOTS.mkdir(parents=True)
+    _SHOTS_TAKEN.append(SHOTS)
     print(f"\nbrowser screenshots: {SHOTS}")
     return SHOTS
 
@@ -74,12 +81,21 @@ def lab(chapter_files, tmp_path_factory):
     """`./course lab` serving a copy of chapters/, shut down (kernels, terminals, process group)
     when the session ends, whatever happened."""
     server = None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def terminate(signum, frame):            # a killed test run still runs this fixture's finally
+        raise SystemExit(f"terminated by signal {signum}")
+
+    signal.signal(signal.SIGTERM, terminate)
     try:
         server = start_lab(chapter_files, tmp_path_factory.mktemp("lab"))
+        atexit.register(server.stop)         # and an interpreter that exits early stops it too
         yield server
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if server is not None:
             server.stop()
+            atexit.unregister(server.stop)
 
 
 @pytest.fixture(scope="session")

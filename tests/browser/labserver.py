@@ -83,7 +83,7 @@ class LabServer:
         args = [str(COURSE), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
                 "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
                 f"--LabApp.user_settings_dir={dirs['settings']}", f"--LabApp.workspaces_dir={dirs['workspaces']}",
-                "--LabApp.expose_app_in_browser=True", "--ServerApp.shutdown_no_activity_timeout=1800",
+                "--LabApp.expose_app_in_browser=True", "--ServerApp.shutdown_no_activity_timeout=900",
                 "--MappingKernelManager.cull_idle_timeout=0", *self.extra_args]
         self.log_path = self.tmp / "server.log"
         with open(self.log_path, "wb") as log:

@@ -55,9 +55,17 @@ def test_learner_menus_have_no_instructor_parts(page, lab, shots):
     status, body = lab.api("nbgrader_version?version=0.9.6")
     assert status == 200 and body.get("success"), f"Validate's server part is missing: {status} {body}"
 
-    # a notebook: the Validate button, and no Create Assignment panel anywhere
-    labui.open_notebook(page, "01_cost_model.ipynb")
-    page.wait_for_selector(".jp-NotebookPanel-toolbar .validate-button")
+    # a notebook: Validate works (nbgrader runs the learner's copy and lists the failing test cells),
+    # and no Create Assignment panel anywhere
+    labui.open_notebook(page, "04_speculative_round.ipynb")
+    page.locator(".jp-NotebookPanel-toolbar .validate-button").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for(timeout=180_000)
+    page.wait_for_timeout(500)
+    result = dialog.inner_text()
+    page.screenshot(path=str(shots / "learner_validate.png"))
+    assert "Validation Results" in result and "failed" in result, f"Validate shows: {result[:500]}"
+    dialog.locator("button", has_text="OK").click()
     text = page.evaluate("() => document.body.innerText")
     assert "Create Assignment" not in text
     labui.menu(page, "Nbgrader", "Assignment List")
