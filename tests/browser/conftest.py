@@ -22,7 +22,8 @@ from tests.browser.labserver import REPO_ROOT, start_lab
 
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage"]   # the last: small /dev/shm in containers
 SHOTS = Path(tempfile.gettempdir()) / "course-screenshots" / "browser"
 VIEWPORT = {"width": 1400, "height": 900}
 
