@@ -85,13 +85,17 @@ def bwrap_path() -> str | None:
     exe = shutil.which("bwrap")
     if exe is None:
         return None
-    try:
-        probe = subprocess.run([exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all",
-                                "--die-with-parent", "--new-session", "true"],
-                               capture_output=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return exe if probe.returncode == 0 else None
+    for _ in range(2):          # a busy machine can be slow to start even `true`
+        try:
+            probe = subprocess.run([exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                    "--unshare-all", "--die-with-parent", "--new-session", "true"],
+                                   capture_output=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            continue
+        except OSError:
+            return None
+        return exe if probe.returncode == 0 else None
+    return None
 
 
 def isolation_available() -> bool:
@@ -193,7 +197,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             return cmd
         return bwrap_command(cmd, str(self.work), self.policy, bwrap_path())
 
-    async def _launch_kernel(self, kernel_cmd, **kw):
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
         kw["cwd"] = str(self.work)
         env = dict(kw.get("env") or os.environ)
         # One BLAS thread per kernel: parallel grading runs one kernel per core.
@@ -204,7 +208,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         kw["env"] = env
         # The kernel's own start-up chatter would go to the grader's terminal.
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
-        return await AsyncKernelManager._launch_kernel(self, kernel_cmd, **kw)
+        return await super()._async_launch_kernel(kernel_cmd, **kw)
 
     async def cleanup_resources(self, restart: bool = False) -> None:
         await AsyncKernelManager.cleanup_resources(self, restart=restart)
