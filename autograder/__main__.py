@@ -1,4 +1,4 @@
-"""Command line: python -m autograder {release,check,grade,execute,drill,progress}."""
+"""Command line: python -m autograder {release,learn,check,grade,bundle,execute,drill,progress}."""
 from __future__ import annotations
 
 import argparse
