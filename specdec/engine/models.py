@@ -55,10 +55,15 @@ def load_gpt2_pair(device="cuda", dtype=torch.float16, root: str | None = None):
     def where(name):
         return os.path.join(root, name) if root else name
 
+    def load(name):
+        try:                                            # transformers >= 4.56 names it dtype
+            return AutoModelForCausalLM.from_pretrained(where(name), local_files_only=True, dtype=dtype)
+        except TypeError:                               # older releases: torch_dtype
+            return AutoModelForCausalLM.from_pretrained(where(name), local_files_only=True, torch_dtype=dtype)
+
     try:
         tok = AutoTokenizer.from_pretrained(where("gpt2"), local_files_only=True)
-        draft = AutoModelForCausalLM.from_pretrained(where("gpt2"), local_files_only=True, dtype=dtype)
-        target = AutoModelForCausalLM.from_pretrained(where("gpt2-xl"), local_files_only=True, dtype=dtype)
+        draft, target = load("gpt2"), load("gpt2-xl")
     except (OSError, ValueError) as err:
         raise FileNotFoundError(f"GPT-2 / GPT-2-XL: {FETCH_HINT} ({type(err).__name__}: {str(err)[:120]})") from None
     return target.to(device).eval(), draft.to(device).eval(), tok
