@@ -6,7 +6,6 @@ gradebook, the CSV, another submission or the feedback's hidden tests.
 """
 import csv
 import html
-import os
 import re
 import subprocess
 import sys
