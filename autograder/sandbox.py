@@ -123,8 +123,12 @@ def _must_stay_visible() -> list[Path]:
 
 def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) -> list[str]:
     """The bwrap command line that runs `cmd` in a sandbox whose only writable folder is `work`."""
-    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    hidden = [Path(h).resolve() for h in policy.hide if Path(h).exists() and Path(h).resolve() != Path("/")]
+    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    # A private /tmp is one more hidden folder: a course checked out under /tmp (as CI may do)
+    # must come back read-only like a course under $HOME.
+    hidden = [Path("/tmp").resolve()]
+    hidden += [Path(h).resolve() for h in policy.hide if Path(h).exists() and Path(h).resolve() not in
+               (Path("/"), hidden[0])]
     for h in hidden:
         args += ["--tmpfs", str(h)]
     # Bring back, read-only, what the kernel needs that a hidden folder covered (a venv in $HOME),

@@ -99,3 +99,14 @@ def test_suspicious_lines_are_flagged_and_ordinary_code_is_not():
     assert suspicious_lines("def tv(p, q):\n    return 0.5 * np.abs(p - q).sum(axis=-1)") == []
     flagged = suspicious_lines("import linecache\nsys.modules['autograder.stats'] = x\nwhile 1:\n  try: f()\n  except: pass")
     assert [f.split(":")[0] for f in flagged] == ["line 1", "line 2", "line 5"]
+
+
+def test_a_course_checked_out_under_tmp_stays_visible_read_only(monkeypatch):
+    """CI may clone the course under /tmp; the kernel's private /tmp must not hide it."""
+    from autograder import sandbox
+    repo = "/tmp/some-clone"
+    monkeypatch.setattr(sandbox, "_must_stay_visible", lambda: [sandbox.Path(repo)])
+    cmd = sandbox.bwrap_command(["python"], "/tmp/work", sandbox.SandboxPolicy(hide=[]), bwrap="bwrap")
+    tmpfs = [i for i, a in enumerate(cmd) if a == "--tmpfs" and cmd[i + 1] == "/tmp"]
+    rebind = [i for i, a in enumerate(cmd) if a == "--ro-bind" and cmd[i + 1] == repo]
+    assert tmpfs and rebind and tmpfs[0] < rebind[0], cmd
