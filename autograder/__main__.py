@@ -15,7 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite chapters even if they hold a learner's work")
 
     p = sub.add_parser("learn", help="copy a fresh chapter into learner/ (ignored by git) to work on it")
-    p.add_argument("chapters", nargs="+", help="chapter names or numbers, e.g. 03")
+    p.add_argument("chapters", nargs="+", help="chapter names or numbers, e.g. 03, or `all`")
     p.add_argument("--dest", default=None, help="folder to copy into (default: learner/ in the course)")
 
     p = sub.add_parser("bundle", help="build what a class receives: student notebooks, library, self-check")

@@ -276,7 +276,7 @@ def add_drill_parser(sub) -> None:
     p.add_argument("--values", nargs="+", type=float, help="your numbers, for a numeric drill")
     p.add_argument("--seed", type=int, default=None, help="seed of a numeric drill's numbers")
     p.add_argument("--list", action="store_true", help="list the drills")
-    p.add_argument("--folder", help="your working folder, where the progress log lives (default: chapters/ "
+    p.add_argument("--folder", help="your working folder, where the progress log lives (default: learner/ "
                                     "from the course's root, else the current folder)")
     p.add_argument("--timeout", type=int, default=120, help="seconds allowed for the tests (default 120)")
 

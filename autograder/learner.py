@@ -1,5 +1,8 @@
 """`python -m autograder learn 03`: copy a fresh chapter into `learner/` to work on it.
 
+`learn all` copies every chapter not yet there (what `./course lab` does before it opens
+JupyterLab on `learner/`).
+
 `learner/` is ignored by git, so updating the course (`git pull`), regenerating the
 chapters or running the test suite never touches a learner's work. The copy is never
 overwritten: if `learner/NN_slug.ipynb` exists, the command says so and leaves it.
@@ -28,10 +31,21 @@ def learn(chapter: str, dest_dir: Path = LEARNER_DIR) -> tuple[Path, bool]:
     return dest, True
 
 
+def all_chapters() -> list[str]:
+    """Every chapter a learner can copy (from chapters/, or the bundle's reference copies)."""
+    names = {p.stem for d in (CHAPTERS_DIR, REFERENCE_DIR) for p in Path(d).glob("[0-9][0-9]_*.ipynb")}
+    return sorted(names)
+
+
 def main(args) -> int:
     dest_dir = Path(args.dest) if args.dest else LEARNER_DIR
-    for chapter in args.chapters:
+    chapters = all_chapters() if args.chapters == ["all"] else args.chapters
+    for chapter in chapters:
         path, copied = learn(chapter, dest_dir)
+        if args.chapters == ["all"]:
+            if copied:
+                print(f"copied a fresh {path.name} to {path.parent}")
+            continue
         if copied:
             print(f"copied a fresh {path.name} to {path}; open it in JupyterLab and check it with\n"
                   f"    python -m autograder check {path}")

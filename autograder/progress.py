@@ -8,7 +8,7 @@ Every line is one event with a `type`:
   the points earned and the maximum.
 
 The file is `.course_progress.jsonl` in the working folder: the folder a notebook runs in
-(in JupyterLab, `chapters/`), and on the command line the current folder, or `chapters/`
+(in JupyterLab, `learner/`), and on the command line the current folder, or `learner/`
 when run from the course's root. The environment variable `COURSE_PROGRESS_LOG` names
 another file. Nothing else is stored: no code, no answers.
 
@@ -43,10 +43,11 @@ def course_chapters() -> list[str]:
 
 
 def default_folder(cwd: Path | None = None) -> Path:
-    """The learner's working folder: `chapters/` when `cwd` is the course's root, else `cwd`."""
+    """The learner's working folder: `learner/` when `cwd` is the course's root (or a student
+    bundle's), else `cwd`."""
     cwd = Path(cwd or Path.cwd())
-    if (cwd / "chapters").is_dir() and (cwd / "solutions").is_dir():
-        return cwd / "chapters"
+    if (cwd / "chapters").is_dir() and (cwd / "autograder").is_dir():
+        return cwd / "learner"
     return cwd
 
 

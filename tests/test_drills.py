@@ -196,12 +196,12 @@ def test_finish_with_records_pass_fail_and_ignores_unattempted(tmp_path, capsys)
 
 def test_log_location(tmp_path, monkeypatch):
     (tmp_path / "chapters").mkdir()
-    (tmp_path / "solutions").mkdir()
-    assert progress.default_folder(tmp_path) == tmp_path / "chapters"
-    assert progress.default_folder(tmp_path / "chapters") == tmp_path / "chapters"
+    (tmp_path / "autograder").mkdir()
+    assert progress.default_folder(tmp_path) == tmp_path / "learner"
+    assert progress.default_folder(tmp_path / "learner") == tmp_path / "learner"
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(progress.ENV_VAR, raising=False)
-    assert progress.log_path() == tmp_path / "chapters" / progress.LOG_NAME
+    assert progress.log_path() == tmp_path / "learner" / progress.LOG_NAME
     assert progress.log_for_notebook(tmp_path / "chapters" / "02_x.ipynb") == tmp_path / "chapters" / progress.LOG_NAME
     monkeypatch.setenv(progress.ENV_VAR, str(tmp_path / "elsewhere.jsonl"))
     assert progress.log_path() == tmp_path / "elsewhere.jsonl"
