@@ -93,8 +93,17 @@ class Grade:
         lines = []
         for r in self.results:
             mark = "right" if r.ok else f"wrong (expected {r.expected:.4g})"
-            lines.append(f"{r.label}: you gave {r.given}, {mark}")
+            lines.append(f"{r.label}: you gave {_shown(r.given)}, {mark}")
         return "\n".join(lines)
+
+
+def _shown(value) -> str:
+    """A learner's value as typed: 6.0 shows as 6, a missing value as 'nothing'."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def grade(question: Question, values) -> Grade:

@@ -30,3 +30,18 @@ def test_bad_input_shows_a_message_not_a_traceback(tmp_path):
     assert w.check(["two point five", 1, 1]) is None
     assert "not a number" in w.message and "not a number" in w.verdict.value
     assert w.worked.layout.display == "none"
+
+
+def test_kind_menu_opens_on_any_and_switches_back(tmp_path):
+    w = numeric_drill_widget(seed=5, log=tmp_path / "log.jsonl")
+    assert w.kind_menu.index == 0 and w.kind_menu.label == "any", "the kind menu must not open empty"
+    seeded = w.question.kind
+    w.kind_menu.value = "tree"
+    assert w.question.kind == "tree"
+    w.kind_menu.value = "any"
+    assert w.question.kind == seeded
+
+
+def test_unknown_kind_shows_a_message(tmp_path):
+    w = numeric_drill_widget(seed=5, kind="speedup", log=tmp_path / "log.jsonl")
+    assert w.kind_menu.label == "any" and "unknown kind" in w.message and "unknown kind" in w.verdict.value

@@ -16,6 +16,8 @@ progress log (`autograder.progress`). The same steps are plain methods for tests
     >>> w.seed_box.value = 4          # a new seed: a new question, answers hidden again
     >>> w.question.seed, w.worked.layout.display
     (4, 'none')
+    >>> numeric_drill_widget(seed=3).kind_menu.label   # no kind given: the menu shows "any"
+    'any'
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from autograder import progress
 from specdec.drills import KINDS, Grade, grade, make_question
 
 MAX_PARTS = 3
+ANY = "any"      # the kind menu's entry for a kind chosen by the seed
 
 
 class NumericDrill(W.VBox):
@@ -36,8 +39,11 @@ class NumericDrill(W.VBox):
     def __init__(self, seed: int = 0, kind: str | None = None, log: str | Path | None = None):
         self.log_file = log
         self.seed_box = W.BoundedIntText(value=seed, min=0, max=10**9, description="seed")
-        self.kind_menu = W.Dropdown(options=[("any", None)] + [(k, k) for k in KINDS], value=kind,
-                                    description="kind")
+        # "any" is a real option value: a Dropdown whose value is None shows an empty menu.
+        self.kind_menu = W.Dropdown(options=[ANY] + list(KINDS), value=ANY, description="kind")
+        bad_kind = kind is not None and kind not in KINDS
+        if kind is not None and not bad_kind:
+            self.kind_menu.value = kind
         self.text = W.HTML()
         self.boxes = [W.Text(description=f"({i + 1})", layout=W.Layout(width="260px")) for i in range(MAX_PARTS)]
         self.button = W.Button(description="Check", button_style="primary")
@@ -53,10 +59,14 @@ class NumericDrill(W.VBox):
         super().__init__([W.HBox([self.seed_box, self.kind_menu]), self.text, *self.boxes, self.button,
                           self.verdict, self.worked])
         self.new_question()
+        if bad_kind:
+            self.message = f"unknown kind {kind!r}: showing any kind; choose one of {', '.join(KINDS)}."
+            self.verdict.value = f"<p style='color:#b00'>{html.escape(self.message)}</p>"
 
     def new_question(self) -> None:
         """Draw the question of the current seed and kind, clear the answers, start its clock."""
-        self.question = make_question(int(self.seed_box.value), self.kind_menu.value)
+        kind = None if self.kind_menu.value == ANY else self.kind_menu.value
+        self.question = make_question(int(self.seed_box.value), kind)
         q = self.question
         self.text.value = f"<p><b>{q.kind}</b> (chapter {q.chapter})<br>{html.escape(q.text)}</p>"
         for box, part in zip(self.boxes, q.parts):
