@@ -71,7 +71,7 @@ class TreeMaskExplorer:
 
         # --- controls ---------------------------------------------------------------------
         self.node_buttons = w.ToggleButtons(options=[], value=None, description="node",
-                                            style={"button_width": "70px"})
+                                            style={"button_width": "auto"})
         self.choice_boxes = w.HBox([])
         self.token_box = w.Text(value="mat", description="new token", layout=w.Layout(width="200px"))
         self.add_button = w.Button(description="add child to selected", icon="plus",
@@ -283,7 +283,7 @@ class TreeMaskExplorer:
                 boxes = []
                 for d in range(levels):
                     box = w.Dropdown(options=vocab, value=self.choices[d], description=f"depth {d}",
-                                     layout=w.Layout(width="150px"), style={"description_width": "50px"})
+                                     layout=w.Layout(width="175px"), style={"description_width": "initial"})
                     box.observe(lambda change, d=d: self._on_choice(d, change), names="value")
                     boxes.append(box)
                 self.choice_boxes.children = boxes
