@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -64,7 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         from .drill import main as run
     else:
         from .execute import main as run
-    return run(args)
+    try:
+        return run(args)
+    except BrokenPipeError:          # `... | head` closed the pipe: not an error worth a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
