@@ -5,17 +5,8 @@ correct. Every entry must lose points under the hidden tests, while the unmodifi
 gets full marks. The exercises are deterministic (no sampling), so no chi-square statistics
 apply: each comment names the failing case.
 """
-from tests.wrong_implementations.delegation import delegation_forms as _delegation_forms
+from tests.wrong_implementations.delegation import delegation_forms
 
-
-def delegation_forms(def_line, module, function):
-    """The three delegation forms; the library function has the exercise's own name here, so the thin
-    wrapper imports it under an alias (the plain form would call itself forever)."""
-    forms = _delegation_forms(def_line, module, function)
-    forms["delegate_thin_wrapper"] = forms["delegate_thin_wrapper"].replace(
-        f"import {function}\n", f"import {function} as _library_{function}\n").replace(
-        f"return {function}(", f"return _library_{function}(")
-    return forms
 
 WRONG = {
     "ex_critical_context": {

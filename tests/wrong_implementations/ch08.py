@@ -18,18 +18,8 @@ of probability 0 that occurred (assert_distribution fails on any one of them).
 (The chapter's own p, q reach a fixed point, R_2 = R_3, which hides some bugs; the tests use pairs
 whose residuals keep changing.)
 """
-from tests.wrong_implementations.delegation import delegation_forms as _delegation_forms
+from tests.wrong_implementations.delegation import delegation_forms
 
-
-def delegation_forms(def_line: str, module: str, function: str) -> dict[str, str]:
-    """The three delegation forms. The exercises here share their library function's name, so the
-    thin wrapper imports it under another name (else the wrapper would call itself forever)."""
-    forms = _delegation_forms(def_line, module, function)
-    forms["delegate_thin_wrapper"] = (
-        forms["delegate_thin_wrapper"]
-        .replace(f"import {function}\n", f"import {function} as library_{function}\n")
-        .replace(f"return {function}(", f"return library_{function}("))
-    return forms
 
 MASK_DEF = "def tree_attention_mask(parents, prefix_len):"
 WALK_DEF = "def greedy_tree_walk(tokens, parents, target_next):"

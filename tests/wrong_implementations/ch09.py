@@ -8,16 +8,6 @@ D = test_ngram_edges, R = test_ngram_random; "visible" or "hidden" part).
 from tests.wrong_implementations.delegation import delegation_forms
 
 
-def _forms(def_line, module, function):
-    """delegation_forms, with the thin wrapper importing the library function under another
-    name: the exercise and the library function share a name, and a wrapper that calls
-    itself would fail by recursion instead of by the delegation check."""
-    forms = delegation_forms(def_line, module, function)
-    forms["delegate_thin_wrapper"] = forms["delegate_thin_wrapper"].replace(
-        f"import {function}\n", f"import {function} as _library_{function}\n").replace(
-        f"return {function}(", f"return _library_{function}(")
-    return forms
-
 _HEAD = "def ngram_draft(context, n, k):\n"
 
 WRONG = {
@@ -149,6 +139,6 @@ WRONG = {
             if context[s:s + m] == suffix:
                 return [str(t) for t in context[s + m:s + m + k]]   # BUG: changes the tokens' type
     return []''',
-        **_forms("def ngram_draft(context, n, k):", "specdec.ngram", "ngram_draft"),
+        **delegation_forms("def ngram_draft(context, n, k):", "specdec.ngram", "ngram_draft"),
     },
 }

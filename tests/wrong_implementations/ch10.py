@@ -15,16 +15,6 @@ wrong answers below for 10.2 and 10.3 use it too.
 from tests.wrong_implementations.delegation import delegation_forms
 
 
-def _forms(def_line, module, function):
-    """delegation_forms, with the thin wrapper importing the library function under another name
-    (the exercise and the library function share a name; a self-calling wrapper would recurse)."""
-    forms = delegation_forms(def_line, module, function)
-    forms["delegate_thin_wrapper"] = forms["delegate_thin_wrapper"].replace(
-        f"import {function}\n", f"import {function} as _library_{function}\n").replace(
-        f"return {function}(", f"return _library_{function}(")
-    return forms
-
-
 RESERVE = '''def reserve(cache, seq, n_new):
     needed_blocks = -(-(cache.lengths[seq] + n_new) // cache.block_size)
     missing = needed_blocks - len(cache.tables[seq])
@@ -44,8 +34,8 @@ TRIM = '''def trim(cache, seq, new_length):
 '''
 
 # Both functions of exercise 10.1 handed to the library, in the three forms.
-_r = _forms("def reserve(cache, seq, n_new):", "specdec.paged_cache", "reserve")
-_t = _forms("def trim(cache, seq, new_length):", "specdec.paged_cache", "trim")
+_r = delegation_forms("def reserve(cache, seq, n_new):", "specdec.paged_cache", "reserve")
+_t = delegation_forms("def trim(cache, seq, new_length):", "specdec.paged_cache", "trim")
 RESERVE_TRIM_DELEGATION = {form: _r[form] + "\n\n" + _t[form] for form in _r}
 
 WRONG = {
@@ -157,7 +147,7 @@ def trim(cache, seq, new_length):
     library_trim(target, seq, T + 1 + n_accepted)
     library_trim(draft, seq, T + 1 + min(n_accepted, gamma - 1))
     return 1                                                # BUG: ignores the fully accepted case''',
-        **_forms("def rollback_after_round(target, draft, seq, n_accepted, gamma):", "specdec.paged_cache",
+        **delegation_forms("def rollback_after_round(target, draft, seq, n_accepted, gamma):", "specdec.paged_cache",
                  "rollback_after_round"),
     },
     "ex_gather_branch": {
@@ -202,6 +192,6 @@ def trim(cache, seq, new_length):
         cache.k[dst] = cache.k[src]
         cache.v[dst] = cache.v[src]
     cache.lengths[seq] = prefix_len + len(branch)           # BUG: empty blocks not returned''',
-        **_forms("def gather_branch(cache, seq, prefix_len, branch):", "specdec.paged_cache", "gather_branch"),
+        **delegation_forms("def gather_branch(cache, seq, prefix_len, branch):", "specdec.paged_cache", "gather_branch"),
     },
 }
