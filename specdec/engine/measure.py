@@ -65,12 +65,17 @@ def draft_cost_ratio(target, draft, context: int = 64, repeats: int = 15) -> tup
     return t_d / t_t, t_t, t_d
 
 
+def _seeded_generator(device: torch.device, seed: int) -> torch.Generator:
+    """A generator on the models' device (CUDA sampling needs a CUDA generator), seeded."""
+    return torch.Generator(device=device).manual_seed(seed)
+
+
 def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, seed: int = 0, eos_token_id=None,
                     **sampling) -> dict:
     """Generate after every prompt; returns {'stats', 'seconds', 'tokens', 'n_tokens'}."""
     device = _device(target)
     stats = RoundStats(gamma)
-    gen = torch.Generator(device=device).manual_seed(seed) if device.type == "cuda" else torch.Generator().manual_seed(seed)
+    gen = _seeded_generator(device, seed)
     outs = []
     synchronize(device)
     t0 = time.perf_counter()
@@ -85,7 +90,7 @@ def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, see
 def run_plain(target, prompts, max_new_tokens: int, seed: int = 0, eos_token_id=None, **sampling) -> dict:
     """Plain decoding after every prompt; returns {'seconds', 'tokens', 'n_tokens'}."""
     device = _device(target)
-    gen = torch.Generator(device=device).manual_seed(seed) if device.type == "cuda" else torch.Generator().manual_seed(seed)
+    gen = _seeded_generator(device, seed)
     outs = []
     synchronize(device)
     t0 = time.perf_counter()
