@@ -18,6 +18,16 @@ nothing.
 `lookup_acceptance` replays a greedy target that writes a known text: each round drafts
 from the context (prompt plus what is written so far), keeps the drafts that equal the
 text's next tokens, and adds one token of the target's own.
+
+Which earlier occurrence to copy from is a choice (`match`): "recent" (the course's
+convention, the largest start), "earliest" (the smallest start, what prompt lookup in
+Saxena's reference code, Hugging Face's `PromptLookupCandidateGenerator` and vLLM's n-gram
+proposer pick among matches of one length), or "continue" (keep copying from the place the
+last draft came from as long as the text keeps agreeing with it, else look up afresh as
+"recent" does).
+
+    >>> PromptLookup("a b c X a b c Y a b c".split(), n=3, match="earliest").draft(2)
+    ['X', 'a']
 """
 from __future__ import annotations
 
@@ -75,49 +85,73 @@ def ngram_draft(context: Sequence[Hashable], n: int, k: int) -> list:
     return []
 
 
-class PromptLookup:
-    """Incremental prompt lookup: the same proposals as `ngram_draft`, in O(n) per step.
+MATCH_RULES = ("recent", "earliest", "continue")
 
-    It indexes every m-gram (m = 1..n) by its most recent start, keeping the index one
-    token behind the context so that the suffix never matches itself.
+
+class PromptLookup:
+    """Incremental prompt lookup: with match="recent", the same proposals as `ngram_draft`,
+    in O(n) per step.
+
+    It indexes every m-gram (m = 1..n) by its most recent and by its earliest start, keeping
+    the index one token behind the context so that the suffix never matches itself. With
+    match="continue" it also keeps a cursor on the token the last draft's source predicts
+    next; while appended tokens agree with the source, the next draft copies on from there.
 
     >>> pl = PromptLookup("a b c X a b c Y a b".split(), n=3)
     >>> pl.append("c"); pl.draft(2)
     ['Y', 'a']
     """
 
-    def __init__(self, context: Sequence[Hashable] = (), n: int = 3):
+    def __init__(self, context: Sequence[Hashable] = (), n: int = 3, match: str = "recent"):
         _check_nk(n, 0)
+        if match not in MATCH_RULES:
+            raise ValueError(f"match must be one of {MATCH_RULES}, got {match!r}")
         self.n = n
+        self.match = match
         self.tokens: list = []
         self._last: dict[tuple, int] = {}      # m-gram -> most recent start indexed so far
+        self._first: dict[tuple, int] = {}     # m-gram -> earliest start
+        self._cursor: int | None = None        # "continue": index of the source's next token
         for t in context:
             self.append(t)
 
     def append(self, token: Hashable) -> None:
         """Add one token; index the m-grams that end just before it (they are now 'earlier')."""
+        if self._cursor is not None:           # does the text still follow the copied source?
+            agrees = self._cursor < len(self.tokens) and self.tokens[self._cursor] == token
+            self._cursor = self._cursor + 1 if agrees else None
         self.tokens.append(token)
         end = len(self.tokens) - 1               # grams ending at `end` (exclusive) start before any suffix
         for m in range(1, self.n + 1):
             start = end - m
             if start >= 0:
-                self._last[tuple(self.tokens[start:end])] = start
+                gram = tuple(self.tokens[start:end])
+                self._last[gram] = start
+                self._first.setdefault(gram, start)
 
     def draft(self, k: int) -> list:
-        """Up to k proposed tokens, exactly as `ngram_draft(self.tokens, self.n, k)`."""
+        """Up to k proposed tokens (match="recent": exactly `ngram_draft(self.tokens, self.n, k)`)."""
         _check_nk(self.n, k)
         L = len(self.tokens)
         if k == 0:
             return []
+        if self.match == "continue" and self._cursor is not None and self._cursor < L:
+            return self.tokens[self._cursor:self._cursor + k]
+        index = self._first if self.match == "earliest" else self._last
         for m in range(min(self.n, L - 1), 0, -1):
-            start = self._last.get(tuple(self.tokens[L - m:]))
+            start = index.get(tuple(self.tokens[L - m:]))
             if start is not None:
+                if self.match == "continue":
+                    self._cursor = start + m
                 return self.tokens[start + m:start + m + k]
+        self._cursor = None
         return []
 
 
-def lookup_acceptance(prompt: Sequence[Hashable], text: Sequence[Hashable], n: int, k: int) -> dict:
-    """Replay a greedy target that writes `text` after `prompt`, drafting by prompt lookup.
+def lookup_acceptance(prompt: Sequence[Hashable], text: Sequence[Hashable], n: int, k: int,
+                      match: str = "recent") -> dict:
+    """Replay a greedy target that writes `text` after `prompt`, drafting by prompt lookup
+    (`match` chooses the earlier occurrence to copy from; see `PromptLookup`).
 
     Each round proposes up to k tokens from the context, keeps the longest prefix equal to
     the text's next tokens, and emits one more token of the target's (a correction, or a
@@ -127,7 +161,7 @@ def lookup_acceptance(prompt: Sequence[Hashable], text: Sequence[Hashable], n: i
     """
     _check_nk(n, k)
     text = list(text)
-    lookup = PromptLookup(prompt, n)
+    lookup = PromptLookup(prompt, n, match)
     passes = drafted = accepted = with_draft = 0
     i = 0
     while i < len(text):

@@ -68,3 +68,50 @@ def test_lookup_acceptance_counts():
     copy = tok("def f(x):\n    return x * 2\n" * 5)
     s = lookup_acceptance(copy, copy, 3, 8)
     assert s["acceptance"] > 0.9 and s["tokens_per_pass"] > 5
+
+
+def _earliest(context, n, k):
+    L = len(context)
+    for m in range(min(n, L - 1), 0, -1):
+        starts = [s for s in range(L - m) if context[s:s + m] == context[L - m:]]
+        if starts:
+            return context[min(starts) + m:min(starts) + m + k]
+    return []
+
+
+def test_earliest_rule_takes_the_smallest_start_of_the_longest_suffix():
+    assert PromptLookup("a b c X a b c Y a b c".split(), 3, match="earliest").draft(2) == ["X", "a"]
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        ctx = rng.integers(0, int(rng.integers(2, 5)), size=int(rng.integers(0, 25))).tolist()
+        n, k = int(rng.integers(1, 5)), int(rng.integers(0, 5))
+        assert PromptLookup(ctx, n, match="earliest").draft(k) == _earliest(ctx, n, k), (ctx, n, k)
+
+
+def test_continue_rule_copies_on_while_the_text_agrees_and_looks_up_afresh_otherwise():
+    src = list("abcdefgh")
+    pl = PromptLookup(src + list("xab"), n=2, match="continue")
+    assert pl.draft(3) == list("cde")                # fresh lookup of 'a b' (the only occurrence)
+    for t in "cdef":                                 # all three kept, and the target's token agrees
+        pl.append(t)
+    assert pl.draft(2) == list("gh")                 # copies on from the source, no lookup
+    pl.append("Z")                                   # the text leaves the source
+    fresh = PromptLookup(pl.tokens, n=2, match="recent").draft(2)
+    assert pl.draft(2) == fresh                      # back to a fresh (most recent) lookup
+
+
+def test_match_rules_on_a_replay_keep_the_token_count():
+    rng = np.random.default_rng(3)
+    for match in ("recent", "earliest", "continue"):
+        for _ in range(20):
+            prompt = rng.integers(0, 3, size=30).tolist()
+            text = rng.integers(0, 3, size=40).tolist()
+            s = lookup_acceptance(prompt, text, 2, 4, match=match)
+            assert s["tokens"] == s["target_passes"] + s["accepted"] == 40
+
+
+def test_bad_match_rule():
+    with pytest.raises(ValueError, match="match must be one of"):
+        PromptLookup([1, 2], 2, match="latest")
+    with pytest.raises(ValueError):
+        lookup_acceptance([1], [1, 2], 2, 2, match="first")

@@ -139,6 +139,29 @@ WRONG = {
             if context[s:s + m] == suffix:
                 return [str(t) for t in context[s + m:s + m + k]]   # BUG: changes the tokens' type
     return []''',
+        # D hidden: the largest admissible suffix (length len(context) - 1) is never tried; on longer
+        # contexts a shorter suffix gives the same proposal, but [4, 4] with n=1 then proposes [].
+        "skips_largest_suffix": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 2), 0, -1):           # BUG: one short of the longest possible suffix
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # D hidden: a tuple is not a list.
+        "returns_tuple": _HEAD + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return ()
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):
+            if context[s:s + m] == suffix:
+                return tuple(context[s + m:s + m + k])  # BUG: the wrong type
+    return ()''',
         **delegation_forms("def ngram_draft(context, n, k):", "specdec.ngram", "ngram_draft"),
     },
 }
