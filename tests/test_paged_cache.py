@@ -133,3 +133,91 @@ def test_attend_is_softmax_attention():
     K, V = rng.normal(size=(5, D)), rng.normal(size=(5, D))
     out = attend(np.zeros(D), K, V)
     assert np.allclose(out, V.mean(axis=0))                  # zero query: uniform weights
+
+
+# ---- shared blocks: reference counts and copy-on-write (specdec.shared_blocks) ----
+from specdec.shared_blocks import copy_on_write, fork, shared_problems, trim_shared
+
+
+def _entry(tokens, d=3):
+    rng = np.random.default_rng(hash(tuple(tokens)) % 2**32)
+    return rng.normal(size=d), rng.normal(size=d)
+
+
+def _expected_keys(tokens, d=3):
+    return np.array([_entry(tokens[:i + 1], d)[0] for i in range(len(tokens))]).reshape(-1, d)
+
+
+def test_shared_blocks_random_forks_trims_and_writes():
+    """Sequences forked from one prompt write, speculate and roll back; after every step each
+    sequence reads exactly its own text's entries and the counts match the tables."""
+    rng = np.random.default_rng(7)
+    for trial in range(30):
+        bs = int(rng.integers(1, 5))
+        cache = PagedKVCache(num_blocks=200, block_size=bs, head_dim=3)
+        cache.add_sequence(0)
+        prompt = rng.integers(10, size=int(rng.integers(1, 12))).tolist()
+        reserve(cache, 0, len(prompt))
+        refs = {b: 1 for b in cache.tables[0]}
+        for i in range(len(prompt)):
+            cache.append(0, *_entry(prompt[:i + 1]))
+        texts = {0: list(prompt)}
+        for child in (1, 2):
+            fork(cache, refs, 0, child)
+            texts[child] = list(prompt)
+        for step in range(20):
+            s = int(rng.integers(3))
+            if s not in cache.tables:
+                continue
+            gamma = int(rng.integers(1, 5))
+            drafts = rng.integers(10, size=gamma).tolist()
+            copy_on_write(cache, refs, s)
+            before = list(cache.tables[s])
+            reserve(cache, s, gamma)
+            for b in cache.tables[s][len(before):]:
+                refs[b] = 1
+            for i in range(gamma):
+                cache.append(s, *_entry(texts[s] + drafts[:i + 1]))
+            J = int(rng.integers(gamma + 1))
+            trim_shared(cache, refs, s, len(texts[s]) + J)
+            texts[s] += drafts[:J]
+            if rng.random() < 0.1:                                   # a finished sequence lets go of everything
+                trim_shared(cache, refs, s, 0)
+                del cache.tables[s], cache.lengths[s], texts[s]
+            assert shared_problems(cache, refs) == []
+            for t, text in texts.items():
+                K, _ = cache.read(t)
+                assert np.allclose(K, _expected_keys(text)), (trial, step, t)
+
+
+def test_trim_shared_frees_a_block_only_at_count_zero_and_checks_its_length():
+    cache = PagedKVCache(num_blocks=6, block_size=2, head_dim=3)
+    cache.add_sequence("a")
+    reserve(cache, "a", 3)
+    refs = {b: 1 for b in cache.tables["a"]}
+    for i in range(3):
+        cache.append("a", *_entry([i]))
+    fork(cache, refs, "a", "b")
+    trim_shared(cache, refs, "a", 0)
+    assert cache.tables["a"] == [] and sorted(cache.free) == [0, 1, 2, 3] and shared_problems(cache, refs) == []
+    trim_shared(cache, refs, "b", 1)
+    assert refs == {cache.tables["b"][0]: 1} and len(cache.free) == 5
+    with pytest.raises(ValueError):
+        trim_shared(cache, refs, "b", 2)
+
+
+def test_copy_on_write_only_when_shared_and_atomic_when_out_of_blocks():
+    cache = PagedKVCache(num_blocks=2, block_size=2, head_dim=3)
+    cache.add_sequence("a")
+    reserve(cache, "a", 2)
+    refs = {cache.tables["a"][0]: 1}
+    cache.append("a", *_entry([1]))
+    copy_on_write(cache, refs, "a")                                  # private: nothing to do
+    assert cache.tables["a"] == [1] and cache.free == [0]
+    fork(cache, refs, "a", "b")
+    copy_on_write(cache, refs, "b")
+    assert cache.tables["b"] == [0] and refs == {1: 1, 0: 1} and np.allclose(cache.k[0, 0], cache.k[1, 0])
+    fork(cache, refs, "a", "c")
+    with pytest.raises(RuntimeError):
+        copy_on_write(cache, refs, "c")
+    assert cache.tables["c"] == [1] and refs == {1: 2, 0: 1}

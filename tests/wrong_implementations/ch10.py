@@ -121,6 +121,33 @@ def trim(cache, seq, new_length):
         cache.free.append(table.pop())
     cache.lengths[seq] = max(new_length, 0)
 ''',
+        # RS hidden: taking exactly the last free blocks is refused (>= where > is right).
+        "reserve_refuses_exact_fit": '''def reserve(cache, seq, n_new):
+    needed_blocks = -(-(cache.lengths[seq] + n_new) // cache.block_size)
+    missing = needed_blocks - len(cache.tables[seq])
+    if missing > 0 and missing >= len(cache.free):             # BUG: the last free block is never handed out
+        raise RuntimeError("out of blocks")
+    for _ in range(max(missing, 0)):
+        cache.tables[seq].append(cache.free.pop())
+''' + "\n\n" + TRIM,
+        # RS visible: the new block is put in the table but left on the free list too.
+        "reserve_leaves_block_on_free_list": '''def reserve(cache, seq, n_new):
+    needed_blocks = -(-(cache.lengths[seq] + n_new) // cache.block_size)
+    missing = needed_blocks - len(cache.tables[seq])
+    if missing > len(cache.free):
+        raise RuntimeError("out of blocks")
+    for i in range(max(missing, 0)):
+        cache.tables[seq].append(cache.free[-1 - i])           # BUG: never removed from the free list
+''' + "\n\n" + TRIM,
+        # RS visible: the new block goes in front of the owned ones (positions now map to the wrong blocks).
+        "reserve_prepends": '''def reserve(cache, seq, n_new):
+    needed_blocks = -(-(cache.lengths[seq] + n_new) // cache.block_size)
+    missing = needed_blocks - len(cache.tables[seq])
+    if missing > len(cache.free):
+        raise RuntimeError("out of blocks")
+    for _ in range(max(missing, 0)):
+        cache.tables[seq].insert(0, cache.free.pop())          # BUG: the table's order is the positions' order
+''' + "\n\n" + TRIM,
         **RESERVE_TRIM_DELEGATION,
     },
     "ex_rollback_after_round": {
@@ -194,4 +221,91 @@ def trim(cache, seq, new_length):
     cache.lengths[seq] = prefix_len + len(branch)           # BUG: empty blocks not returned''',
         **delegation_forms("def gather_branch(cache, seq, prefix_len, branch):", "specdec.paged_cache", "gather_branch"),
     },
+}
+
+# Exercise 10.4 (optional): trim_shared and copy_on_write. ST = test_shared_trim, CW = test_copy_on_write,
+# SR = test_shared_random.
+TRIM_SHARED = """def trim_shared(cache, refs, seq, new_length):
+    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+    keep = -(-new_length // cache.block_size)
+    table = cache.tables[seq]
+    while len(table) > keep:
+        block = table.pop()
+        refs[block] -= 1
+        if refs[block] == 0:
+            del refs[block]
+            cache.free.append(block)
+    cache.lengths[seq] = new_length
+"""
+COPY_ON_WRITE = """def copy_on_write(cache, refs, seq):
+    index = cache.lengths[seq] // cache.block_size
+    table = cache.tables[seq]
+    if index >= len(table) or refs[table[index]] == 1:
+        return
+    if not cache.free:
+        raise RuntimeError("no free block")
+    old, new = table[index], cache.free.pop()
+    cache.k[new] = cache.k[old]
+    cache.v[new] = cache.v[old]
+    table[index] = new
+    refs[old] -= 1
+    refs[new] = 1
+"""
+_ts = delegation_forms("def trim_shared(cache, refs, seq, new_length):", "specdec.shared_blocks", "trim_shared")
+_cw = delegation_forms("def copy_on_write(cache, refs, seq):", "specdec.shared_blocks", "copy_on_write")
+
+WRONG["ex_shared_blocks"] = {
+    # ST visible: finishing A frees blocks B still lists (the plain trim of exercise 10.1).
+    "trim_frees_shared_blocks": """def trim_shared(cache, refs, seq, new_length):
+    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+    keep = -(-new_length // cache.block_size)
+    table = cache.tables[seq]
+    while len(table) > keep:
+        block = table.pop()
+        refs[block] = refs.get(block, 1) - 1
+        cache.free.append(block)                               # BUG: freed whatever its count
+        if refs[block] <= 0:
+            del refs[block]
+    cache.lengths[seq] = new_length
+""" + "\n" + COPY_ON_WRITE,
+    # ST visible: counts fall to zero but the blocks never return to the free list (they are lost).
+    "trim_never_frees": """def trim_shared(cache, refs, seq, new_length):
+    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+    keep = -(-new_length // cache.block_size)
+    table = cache.tables[seq]
+    while len(table) > keep:
+        refs[table.pop()] -= 1                                 # BUG: a block at count 0 is never freed
+    cache.lengths[seq] = new_length
+""" + "\n" + COPY_ON_WRITE,
+    # ST hidden: the partly used block of the kept entries is dropped (floor instead of ceil).
+    "trim_drops_partial_block": TRIM_SHARED.replace("keep = -(-new_length // cache.block_size)",
+                                                    "keep = new_length // cache.block_size          # BUG: floor") + "\n" + COPY_ON_WRITE,
+    # ST hidden: no ValueError for a length beyond the sequence.
+    "trim_no_check": TRIM_SHARED.replace("""    if not 0 <= new_length <= cache.lengths[seq]:
+        raise ValueError("bad new_length")
+""", "") + "\n" + COPY_ON_WRITE,
+    # CW visible: B writes into the block A and P read (no copy at all).
+    "no_copy": TRIM_SHARED + """
+def copy_on_write(cache, refs, seq):
+    return None                                                # BUG: shared blocks are written in place
+""",
+    # CW hidden: a private block is copied too (a block taken for nothing).
+    "copies_private_blocks": TRIM_SHARED + "\n" + COPY_ON_WRITE.replace(
+        "if index >= len(table) or refs[table[index]] == 1:", "if index >= len(table):                 # BUG: copies private blocks too"),
+    # CW hidden: the values are not copied into the private block.
+    "copies_keys_only": TRIM_SHARED + "\n" + COPY_ON_WRITE.replace("    cache.v[new] = cache.v[old]\n", ""),
+    # CW visible: the shared block keeps its old count (it is now listed by one table fewer).
+    "forgets_old_reference": TRIM_SHARED + "\n" + COPY_ON_WRITE.replace("    refs[old] -= 1\n", ""),
+    # CW hidden: looks at the block of the last written position, so it copies a full block when the
+    # next write starts a new one.
+    "copies_block_of_last_entry": TRIM_SHARED + "\n" + COPY_ON_WRITE.replace(
+        "index = cache.lengths[seq] // cache.block_size", "index = max(cache.lengths[seq] - 1, 0) // cache.block_size   # BUG"),
+    # CW hidden: with no free block it raises IndexError from pop() instead of RuntimeError.
+    "wrong_error_when_full": TRIM_SHARED + "\n" + COPY_ON_WRITE.replace("""    if not cache.free:
+        raise RuntimeError("no free block")
+""", ""),
+    **{form: _ts[form] + "\n\n" + _cw[form] for form in _ts},
 }
