@@ -91,6 +91,17 @@ WRONG = {
     missing = (p[rows, n] - q_pad[rows, n]).clamp_min(0.0)
     extra = torch.multinomial(missing / missing.sum(-1, keepdim=True), 1).squeeze(-1)
 ''' + _TAIL,
+        # test_batched_shapes hidden: the zero row is made by writing into the caller's q (and the accepted
+        # rows of p are normalised in place), so q and p change under the caller. The law is right on a
+        # fresh copy, so only the unchanged-inputs check catches it.
+        "zero_row_written_into_q": _HEAD + _ACCEPT + '''    rows = torch.arange(B)
+    full = n == gamma
+    q[rows[full], gamma - 1] = 0.0                                         # BUG: writes into the argument
+    q_n = q[rows, n.clamp_max(gamma - 1)]
+    missing = (p[rows, n] - q_n).clamp_min(0.0)
+    r = missing / missing.sum(dim=-1, keepdim=True)
+    extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)
+''' + _TAIL,
         **delegation_forms(_DEF, "specdec.engine.batched", "batched_verify"),
     },
 }
