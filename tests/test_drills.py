@@ -215,3 +215,61 @@ def test_summary_without_drills_and_with_all_right():
     assert "No drills recorded" in progress.format_summary([])
     events = [{"type": "drill", "topic": "t", "chapter": "05", "correct": True, "seconds": 3.0}]
     assert "Every recorded drill was right" in progress.format_summary(events, ["05_speedup"])
+
+
+# ---------------------------------------------------------------- chapter 13's coding drills and serving answers
+def _chapter13_markdown() -> str:
+    from tests.helpers import solution_nb
+    nb = solution_nb("13_interview_drills")
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_the_batched_verification_drill_is_listed_and_timed():
+    from autograder.drill import load_drills
+    drills_13 = load_drills()
+    d = drills_13["verify_batch"]
+    assert d.minutes == 20 and d.chapter == "11" and d.topic == "batched verification"
+    assert [t[0] for t in d.tests] == ["test_drill_batch_distribution", "test_drill_batch_generator",
+                                       "test_drill_batch_contract"]
+    assert all("### BEGIN HIDDEN TESTS" in src and "assert_own_work" in src for _, _, src in d.tests)
+    assert d.stub.startswith("def verify_batch(p, q, drafts, generator):")
+
+
+def test_every_drill_test_cell_refuses_delegation_and_hides_tests():
+    from autograder.drill import load_drills
+    for name, d in load_drills().items():
+        for gid, points, src in d.tests:
+            assert points > 0, f"{name}/{gid} carries no points"
+            assert src.lstrip().startswith("### BEGIN HIDDEN TESTS") and "assert_own_work(" in src.split(
+                "### END HIDDEN TESTS")[0], f"{name}/{gid}: the delegation check must open the cell (hidden)"
+
+
+def test_serving_answers_quote_the_numbers_the_library_computes():
+    from specdec.hardware import GPUS
+    from specdec.model_specs import MODELS
+    from specdec.moe import experts_touched, verification_expert_ratio
+    text = _chapter13_markdown()
+    # 2.12: DeepSeek-V3, 256 routed experts, 8 per token
+    assert f"reads about {experts_touched(256, 8, 4):.1f}" in text
+    assert f"grow about {verification_expert_ratio(256, 8, 1, 3):.1f}×" in text
+    assert f"only about {round((verification_expert_ratio(256, 8, 64, 3) - 1) * 100)} % of expert reads" in text
+    # 2.17: Llama 3.1 8B drafting for Llama 3.1 70B
+    t, d = MODELS["llama-3.1-70b"], MODELS["llama-3.1-8b"]
+    assert f"adds {d.kv_bytes_per_token // 1024} KiB per token to the target's {t.kv_bytes_per_token // 1024} KiB" in text
+    extra = d.kv_bytes_per_token / t.kv_bytes_per_token
+    assert f"{extra:.0%} more cache per token".replace("%", " %") in text
+    assert f"\\approx {1 / (1 + extra):.0%}".replace("%", "\\,\\%") in text
+    assert f"draft's {d.weight_bytes / 1e9:.0f} GB of weights" in text
+    budget, context = 8 * GPUS["H100"].memory * 0.9, 8192
+    alone = int((budget - t.weight_bytes) // (t.kv_bytes_per_token * context))
+    both = int((budget - t.weight_bytes - d.weight_bytes) // ((t.kv_bytes_per_token + d.kv_bytes_per_token) * context))
+    assert f"{alone} requests fit without the draft and {both} with it" in text
+    assert f"about 1/{t.n_layers} of the 70B target's" in text
+
+
+def test_the_text_promises_hidden_tests_only_where_they_run():
+    text = _chapter13_markdown()
+    assert "the student bundle a class receives contains no hidden tests" in text
+    assert "which a class's student bundle does not contain" in text
+    for missing in ("solutions/", "tests/", "../shared", "reference text"):
+        assert missing not in text, f"chapter 13 points at {missing!r}, which a learner does not have"
