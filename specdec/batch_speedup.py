@@ -21,6 +21,12 @@ The drafter is a model too: `speedup_at_batch` charges its `gamma` steps through
 model, so its cost ratio `c(B)` comes from its own size (`one_layer_drafter` builds the
 0.5B-parameter, one-layer drafter of chapter 06).
 
+A mixture of experts (a `ModelSpec` with routed experts) does not read all its weights every
+step: `pass_time` charges the shared weights plus the experts the pass's `k B` tokens touch
+(`specdec.moe.weight_bytes_read`), so `t_W` grows with the tokens of the pass. `model_regime` and
+`model_fall_batch` classify batches by the same two inequalities with that weight read; for a
+dense model they equal `regime` and `fall_batch`.
+
     >>> from specdec.hardware import GPUS
     >>> from specdec.model_specs import MODELS
     >>> llama, h100 = MODELS["llama-3.1-8b"], GPUS["H100"]
@@ -42,6 +48,7 @@ import numpy as np
 from specdec.cost_model import StepCost, step_cost
 from specdec.hardware import GPU
 from specdec.model_specs import ModelSpec
+from specdec.moe import model_fall_batch, model_regime, pass_time  # noqa: F401  (re-exported)
 from specdec.speedup_model import tokens_per_round
 
 # Longest context each preset was trained for (model cards / config.json), keyed like MODELS.
@@ -199,8 +206,8 @@ def drafter_cost_ratio(target: ModelSpec, drafter: ModelSpec, gpu: GPU, B, T_bar
     """
     B_arr = _batch(B)
     d_cost = step_cost(drafter, gpu, n_gpu, T_bar)
-    t_cost = step_cost(target, gpu, n_gpu, T_bar)
-    return _out(np.asarray(d_cost.t_step(B_arr)) / np.asarray(t_cost.t_step(B_arr)))
+    plain = np.asarray(pass_time(target, gpu, B_arr, 1, T_bar, n_gpu))          # experts touched, if MoE
+    return _out(np.asarray(d_cost.t_step(B_arr)) / plain)
 
 
 def speedup_at_batch(target: ModelSpec, gpu: GPU, B, T_bar: float, gamma: int, alpha,
@@ -210,18 +217,19 @@ def speedup_at_batch(target: ModelSpec, gpu: GPU, B, T_bar: float, gamma: int, a
 
     A round costs `gamma` drafter steps (one drafter pass over `gamma` tokens if `parallel`) plus
     one target pass over `gamma + 1` tokens per sequence, and emits `n_bar(alpha, gamma)` tokens;
-    plain decoding emits one token per target step. `drafter=None` means a free drafter.
+    plain decoding emits one token per target step. `drafter=None` means a free drafter. Passes
+    are priced by `pass_time`, so a mixture of experts pays for the experts verification touches.
     """
     B_arr = _batch(B)
     gamma = _k(gamma)
     n_bar = tokens_per_round(alpha, gamma)
-    t_cost = step_cost(target, gpu, n_gpu, T_bar, t_0)
-    round_time = np.asarray(t_cost.t_pass(B_arr, gamma + 1))                   # same shape as B
+    round_time = np.asarray(pass_time(target, gpu, B_arr, gamma + 1, T_bar, n_gpu, t_0))   # same shape as B
     if drafter is not None:
         d_cost = step_cost(drafter, gpu, n_gpu, T_bar, t_0)
         drafting = d_cost.t_pass(B_arr, gamma) if parallel else gamma * np.asarray(d_cost.t_step(B_arr))
         round_time = round_time + drafting
-    return _out(n_bar * np.asarray(t_cost.t_step(B_arr)) / round_time)
+    plain = np.asarray(pass_time(target, gpu, B_arr, 1, T_bar, n_gpu, t_0))
+    return _out(n_bar * plain / round_time)
 
 
 def max_batch_in_memory(target: ModelSpec, gpu: GPU, T_bar: float, drafter: ModelSpec | None = None,

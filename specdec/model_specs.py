@@ -6,7 +6,9 @@ smaller for a mixture of experts), `L` = `n_layers`, `d_attn` = the attention wi
 (query heads x the width each head's query multiplies, so one query does `4 d_attn` FLOPs
 per cached token and layer: 2 for the score, 2 for the weighted sum), `m_KV` =
 `kv_bytes_per_token` (bytes cached per token over all layers), `s_W` = `bytes_per_weight`.
-The weights take `M_W = s_W N` bytes.
+The weights take `M_W = s_W N` bytes. A mixture of experts also records its routed experts
+(`n_experts` per layer, `experts_per_token`, and `n_routed_params`, the parameters of all routed
+experts of all layers): a pass reads only the experts its tokens are routed to (`specdec.moe`).
 
     >>> llama = MODELS["llama-3.1-8b"]
     >>> llama.kv_bytes_per_token       # 32 layers x 8 KV heads x 128 x (K and V) x 2 bytes
@@ -82,6 +84,9 @@ class ModelSpec:
     d_attn: float              # query heads x per-head width (4 d_attn FLOPs per cached token per layer)
     kv_bytes_per_token: float  # m_KV: cache bytes per token, all layers
     bytes_per_weight: float = 2.0  # s_W: 2 for bfloat16, 1 for fp8
+    n_experts: int = 0             # E: routed experts per MoE layer (0: a dense model)
+    experts_per_token: int = 0     # k: routed experts each token uses
+    n_routed_params: float = 0.0   # parameters in all routed experts (the rest is read every step)
 
     def __post_init__(self) -> None:
         for field_name in ("n_params", "n_active", "n_layers", "d_attn", "kv_bytes_per_token", "bytes_per_weight"):
@@ -92,6 +97,23 @@ class ModelSpec:
         if self.n_active > self.n_params:
             raise ValueError(f"model {self.name!r}: n_active ({self.n_active:.3g}) "
                              f"cannot exceed n_params ({self.n_params:.3g})")
+        if self.n_experts or self.experts_per_token or self.n_routed_params:
+            for field_name in ("n_experts", "experts_per_token"):
+                value = getattr(self, field_name)
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise ValueError(f"model {self.name!r}: {field_name} must be a positive integer "
+                                     f"for a mixture of experts, got {value!r}")
+            if self.experts_per_token > self.n_experts:
+                raise ValueError(f"model {self.name!r}: experts_per_token ({self.experts_per_token}) "
+                                 f"cannot exceed n_experts ({self.n_experts})")
+            if not (isinstance(self.n_routed_params, (int, float)) and 0 < self.n_routed_params < self.n_params):
+                raise ValueError(f"model {self.name!r}: n_routed_params must be in (0, n_params), "
+                                 f"got {self.n_routed_params!r}")
+
+    @property
+    def is_moe(self) -> bool:
+        """True for a mixture of experts (routed experts recorded)."""
+        return self.n_experts > 0
 
     @property
     def weight_bytes(self) -> float:
@@ -133,8 +155,13 @@ MODELS: dict[str, ModelSpec] = {
     # (512 compressed KV + 64 rotary) = 1,152 bytes per token and layer in bfloat16. With the
     # projections absorbed, each head scores all 576 numbers and averages the first 512, i.e.
     # 2 x 576 + 2 x 512 = 4 x 544 FLOPs per cached token, so d_attn = 128 x 544. The released
-    # weights are fp8 (1 byte each); the cache stays bfloat16.
+    # weights are fp8 (1 byte each); the cache stays bfloat16. Experts (config.json): the first 3
+    # layers are dense, the other 58 hold 256 routed experts (8 used per token) and 1 shared expert,
+    # each expert a gated MLP of 3 x 7168 x 2048 parameters: 58 x 256 x 44.04M = 653.9B routed
+    # parameters; the remaining 17.1B (attention, dense and shared MLPs, embeddings) are read every
+    # step, and 17.1B + 8/256 x 653.9B = 37.5B matches the 37B active.
     "deepseek-v3": ModelSpec("DeepSeek-V3", n_params=671e9, n_active=37e9, n_layers=61,
                              d_attn=128 * 544, kv_bytes_per_token=latent_kv_bytes_per_token(61, 576),
-                             bytes_per_weight=1.0),
+                             bytes_per_weight=1.0, n_experts=256, experts_per_token=8,
+                             n_routed_params=58 * 256 * 3 * 7168 * 2048),
 }

@@ -90,3 +90,25 @@ def test_specs_are_frozen():
         MODELS["gpt2"].n_params = 1
     with pytest.raises(Exception):
         GPUS["H100"].bandwidth = 1
+
+
+def test_deepseek_experts_account_for_the_active_parameters():
+    ds = MODELS["deepseek-v3"]
+    assert ds.is_moe and (ds.n_experts, ds.experts_per_token) == (256, 8)
+    assert ds.n_routed_params == 58 * 256 * 3 * 7168 * 2048
+    shared = ds.n_params - ds.n_routed_params                       # read every step
+    active = shared + ds.experts_per_token / ds.n_experts * ds.n_routed_params
+    assert abs(active - ds.n_active) / ds.n_active < 0.02, f"shared + 8/256 routed = {active / 1e9:.1f}B, not ~37B"
+    assert not any(MODELS[k].is_moe for k in ("llama-3.1-8b", "llama-3.1-70b", "gpt2", "gpt2-xl"))
+
+
+def test_moe_fields_are_validated():
+    good = dict(n_params=1e9, n_active=0.3e9, n_layers=2, d_attn=64, kv_bytes_per_token=512)
+    ModelSpec("ok", **good, n_experts=8, experts_per_token=2, n_routed_params=0.8e9)
+    for bad in (dict(n_experts=8, experts_per_token=9, n_routed_params=0.8e9),
+                dict(n_experts=8, experts_per_token=2, n_routed_params=2e9),
+                dict(n_experts=8, experts_per_token=0, n_routed_params=0.8e9),
+                dict(n_experts=8.0, experts_per_token=2, n_routed_params=0.8e9),
+                dict(n_routed_params=0.8e9)):
+        with pytest.raises(ValueError):
+            ModelSpec("bad", **good, **bad)

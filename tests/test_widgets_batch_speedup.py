@@ -138,3 +138,58 @@ def test_screenshots_at_three_settings():
         path.write_bytes(bytes(w.image.value))
         assert path.stat().st_size > 10_000
     print(f"batch speedup widget screenshots written to {SHOTS}")
+
+
+def test_regimes_two_and_three_have_clearly_distinct_colours():
+    from matplotlib.colors import to_rgb
+
+    from widgets.batch_speedup import REGIME_ALPHA, REGIME_COLORS
+
+    def shaded(c):                                      # what the eye sees: the colour at its alpha on white
+        return np.array([REGIME_ALPHA * v + (1 - REGIME_ALPHA) for v in to_rgb(c)])
+
+    for a, b in ((1, 2), (2, 3), (1, 3)):
+        distance = np.linalg.norm((shaded(REGIME_COLORS[a]) - shaded(REGIME_COLORS[b])) * 255)
+        assert distance > 30, f"regimes {a} and {b} are shaded too alike ({distance:.0f} of 441 RGB units)"
+
+
+def test_the_batch_label_stays_inside_the_axes_at_every_batch():
+    w = batch_speedup_widget()
+    renderer = w.plot.fig.canvas.get_renderer()
+    for B in (1, 64, 1024, 2048, 4096):
+        w.batch.value = B
+        w.plot.png()
+        box, axes_box = w.plot.pick_text.get_window_extent(renderer), w.plot.ax.get_window_extent(renderer)
+        assert f"B={B}" in w.plot.pick_text.get_text()
+        assert axes_box.x0 - 1 <= box.x0 and box.x1 <= axes_box.x1 + 1, f"B = {B}: the label leaves the axes"
+
+
+def test_batch_slider_is_log_scale_and_wide():
+    import ipywidgets as widgets
+
+    w = batch_speedup_widget()
+    assert isinstance(w.batch, widgets.FloatLogSlider) and w.batch.base == 2
+    assert (w.batch.min, w.batch.max) == (0, 12) and w.batch.step <= 0.125
+    width = int(str(w.batch.layout.width).rstrip("px"))
+    assert width >= 600, f"the batch slider is {width} px wide: 1 to 4096 needs a long track"
+    assert w.batch in w.box.children, "the batch slider has its own row"
+
+
+def test_deepseek_reads_only_the_experts_it_touches():
+    from specdec.moe import pass_time
+
+    w = batch_speedup_widget()
+    w.model.value, w.gpu.value, w.n_gpu.value = "deepseek-v3", "H200", 8
+    w.batch.value = 1
+    st = w.state
+    ds, h200 = MODELS["deepseek-v3"], GPUS["H200"]
+    drafter = one_layer_drafter(ds, w.drafter.value / 100 * ds.n_active)
+    assert st["model_is_moe"] and np.allclose(st["speedup"], speedup_at_batch(ds, h200, st["B"], 64, 3, 0.8, drafter, 8))
+    want = pass_time(ds, h200, 1, 4, 64, 8) / pass_time(ds, h200, 1, 1, 64, 8)
+    assert st["chosen"]["verification_cost"] == pytest.approx(want) and want > 2.4
+    assert st["chosen"]["speedup"] < 1.2, "at batch 1 verification reads ~2.5x the expert bytes: little speedup"
+    assert "experts" in w.readout.value and "not free" in w.readout.value and "errs low" in w.readout.value
+    assert "not free" in w.plot.legend.get_texts()[0].get_text()
+    w.model.value = "llama-3.1-8b"
+    w.n_gpu.value = 1
+    assert "not free" not in w.plot.legend.get_texts()[0].get_text() and "experts" not in w.readout.value

@@ -87,7 +87,7 @@ def test_editing_the_tree():
 def test_invalid_trees_get_a_message_not_a_traceback():
     ex = tree_mask_explorer()
     for parents, tokens in [("-1, 3", None), ("0", None), ("-1, x", None), ("-1, -2", None),
-                            ("-1", "a b"), ("", None), (", ".join(["-1"] * 13), None)]:
+                            ("", None), (", ".join(["-1"] * 13), None)]:
         ex.parents_box.value, ex.tokens_box.value = parents, tokens or ""
         ex.apply_button.click()
         assert ex.message.startswith("Invalid tree"), (parents, ex.message)
@@ -116,3 +116,33 @@ def test_screenshots_of_two_states():
     for path in (first, second):
         with open(path, "rb") as f:
             assert f.read(4) == b"\x89PNG"
+
+
+def test_the_chapter_try_it_chain_works_with_the_tokens_box_as_it_is():
+    """Chapter 08's try-it: type the chain -1, 0, 1, 2 while the tokens box still holds six tokens."""
+    ex = tree_mask_explorer()
+    ex.parents_box.value = "-1, 0, 1, 2"                       # the tokens box keeps sat, is, on, down, a, the
+    ex.apply_button.click()
+    assert ex.parents == (-1, 0, 1, 2) and ex.tokens == ["sat", "is", "on", "down"]
+    assert "6 tokens for 4 nodes" in ex.message and "dropped a, the" in ex.message
+    assert "color:#b00020" not in ex.message_html.value, "a note, not an error"
+    assert ex.tokens_box.value == "sat, is, on, down"
+    block = ex.mask[:, len(ex.prefix):]
+    assert np.array_equal(block, np.tril(np.ones((4, 4), dtype=bool))) and ex.position_ids.tolist() == [2, 3, 4, 5]
+    check_consistent(ex)
+
+
+def test_remove_says_it_takes_the_subtree_and_reset_restores_the_example():
+    ex = tree_mask_explorer()
+    assert "subtree" in ex.remove_button.description
+    ex.click(0)
+    assert ex.remove_node(0)
+    assert ex.parents == (-1, 0) and ex.tokens == ["is", "a"]
+    assert "and the 3 nodes below it: 2 (on), 3 (down), 5 (the)" in ex.message and "renumbered" in ex.message
+    ex.choose(0, "here")
+    ex.click(0)
+    assert not ex.remove_node(0) and "every node" in ex.message and ex.parents == (-1, 0)
+    ex.reset_button.click()
+    assert ex.parents == EXAMPLE_PARENTS and tuple(ex.tokens) == EXAMPLE_TOKENS and ex.selected is None
+    assert ex.choices[0] == "sat" and ex.kept_branch == [0, 2, 5] and "Reset" in ex.message
+    check_consistent(ex)

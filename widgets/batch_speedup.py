@@ -5,8 +5,10 @@ parameters, a draft length `gamma` and an i.i.d. acceptance `alpha`, the curve i
 `specdec.batch_speedup.speedup_at_batch` against the batch size B (log axis), with the
 break-even line S = 1, the three regimes of chapter 06 shaded (verification free; falling; plain
 decoding compute-bound too), a marker where the fall begins, and the batches that do not fit in
-memory greyed out. The readout gives the speedup, the regime and the limiting resource at the
-batch the reader picks.
+memory greyed out. The readout gives the speedup, the regime, the limiting resource and the cost
+of the verification pass at the batch the reader picks. A mixture of experts (DeepSeek-V3) is
+priced by the experts each pass touches (`specdec.moe.pass_time`, uniform routing), not by all
+of its weights.
 
 `batch_speedup_curve` computes everything (pure, no display); `batch_speedup_widget` returns an
 ipywidgets box whose figure is built once: an update only changes the artists' data and
@@ -27,15 +29,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from specdec.batch_speedup import (MAX_CONTEXT, REGIMES, critical_context, drafter_cost_ratio, fall_batch,
-                                   max_batch_in_memory, one_layer_drafter, regime, speedup_at_batch)
+from specdec.batch_speedup import (MAX_CONTEXT, REGIMES, critical_context, drafter_cost_ratio,
+                                   max_batch_in_memory, one_layer_drafter, speedup_at_batch)
 from specdec.cost_model import step_cost
 from specdec.hardware import GPU, GPUS
 from specdec.model_specs import MODELS, ModelSpec
+from specdec.moe import model_fall_batch, model_regime, pass_time
 
 B_MAX = 4096
+BATCH_SLIDER_WIDTH = "720px"
 DEFAULT_DRAFTER_SHARE = 100 * 0.5e9 / MODELS["llama-3.1-8b"].n_active   # the 0.5B drafter of chapter 06, in %
-REGIME_COLORS = {1: "#55A868", 2: "#DD8452", 3: "#C44E52"}
+# Green, amber, violet: far apart in hue and in lightness, so regimes 2 and 3 never look alike.
+REGIME_COLORS = {1: "#2CA02C", 2: "#F2B600", 3: "#7B3FBF"}
+REGIME_ALPHA = 0.18
+MOE_REGIME_1 = "memory-bound (verification reads more experts: not free)"
 
 
 @dataclass(frozen=True)
@@ -63,13 +70,19 @@ class BatchCurve:
                                       self.drafter, self.n_gpu))
 
     def regime_at(self, B: int) -> int:
-        return int(regime(step_cost(self.model, self.gpu, self.n_gpu, self.T_bar), B, self.gamma))
+        return int(model_regime(self.model, self.gpu, B, self.gamma, self.T_bar, self.n_gpu))
+
+    def verification_cost(self, B: int) -> float:
+        """The target's pass over gamma + 1 tokens per sequence, in plain steps."""
+        return float(pass_time(self.model, self.gpu, B, self.gamma + 1, self.T_bar, self.n_gpu)
+                     / pass_time(self.model, self.gpu, B, 1, self.T_bar, self.n_gpu))
 
     def limiting_resource(self, B: int) -> str:
         cost = step_cost(self.model, self.gpu, self.n_gpu, self.T_bar)
         reg = self.regime_at(B)
         if reg == 1:
-            return "memory bandwidth: weight reads" if cost.t_W >= B * cost.t_K else "memory bandwidth: KV-cache reads"
+            weights = "expert and shared weight reads" if self.model.is_moe else "weight reads"
+            return f"memory bandwidth: {weights if cost.t_W >= B * cost.t_K else 'KV-cache reads'}"
         if reg == 2:
             return "arithmetic of the verification pass (plain decoding still waits on memory)"
         return "arithmetic, for plain decoding and verification alike"
@@ -92,16 +105,15 @@ def batch_speedup_curve(model: ModelSpec, gpu: GPU, T_bar: float, gamma: int, al
     if model.weight_bytes + (drafter.weight_bytes if drafter else 0) > n_gpu * gpu.memory:
         raise ValueError(f"{model.name}'s weights ({model.weight_bytes / 1e9:.0f} GB) do not fit in "
                          f"{n_gpu}×{gpu.name} ({n_gpu * gpu.memory / 1e9:.0f} GB): use more GPUs")
-    cost = step_cost(model, gpu, n_gpu, T_bar)
-    fall = fall_batch(cost, gamma + 1)
-    compute = fall_batch(cost, 1)
+    fall = model_fall_batch(model, gpu, T_bar, gamma + 1, n_gpu)
+    compute = model_fall_batch(model, gpu, T_bar, 1, n_gpu)
     grid = np.round(np.geomspace(1, B_MAX, n_points))
     extra = [math.floor(b) + d for b in (fall, compute) if math.isfinite(b) and b < B_MAX for d in (0, 1)]
     B = np.unique(np.concatenate([grid, np.clip(extra, 1, B_MAX)]).astype(np.int64))      # (n,)
     return BatchCurve(
         B=B,
         speedup=np.asarray(speedup_at_batch(model, gpu, B, T_bar, gamma, alpha, drafter, n_gpu)),
-        regime=np.asarray(regime(cost, B, gamma)),
+        regime=np.asarray(model_regime(model, gpu, B, gamma, T_bar, n_gpu)),
         fall_batch=fall,
         compute_batch=compute,
         critical_context=critical_context(model, gpu, gamma + 1),
@@ -131,20 +143,20 @@ class _Plot:
         ax.grid(True, which="major", alpha=0.3)
         trans = ax.get_xaxis_transform()                     # x in data, y in axes fraction
         self.spans = {r: ax.add_patch(Rectangle((1, 0), 1, 1, transform=trans, color=REGIME_COLORS[r],
-                                                alpha=0.12, lw=0, label=REGIMES[r]))
+                                                alpha=REGIME_ALPHA, lw=0, label=REGIMES[r]))
                       for r in (1, 2, 3)}
         self.no_fit = ax.add_patch(Rectangle((B_MAX, 0), 0, 1, transform=trans, facecolor="0.6", alpha=0.4,
                                              hatch="//", lw=0, label="batches that do not fit in memory"))
         self.break_even = ax.axhline(1.0, color="k", lw=1.2, ls="--", label="break-even S = 1")
         (self.line,) = ax.plot([], [], color="#4C72B0", lw=2.2, label="speedup S(B)")
-        (self.fall_line,) = ax.plot([], [], color="#DD8452", ls=":", lw=1.5)
-        (self.fall_dot,) = ax.plot([], [], "o", color="#DD8452", ms=7, label="the fall begins")
+        (self.fall_line,) = ax.plot([], [], color="#B07F00", ls=":", lw=1.5)
+        (self.fall_dot,) = ax.plot([], [], "o", color="#B07F00", ms=7, label="the fall begins")
         (self.pick,) = ax.plot([], [], "D", color="k", ms=7, label="your batch")
         self.pick_text = ax.annotate("", (1, 1), textcoords="offset points", xytext=(8, 8), fontsize=9,
                                      bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85))
         self.title = ax.set_title("", fontsize=10)
         self.fig.subplots_adjust(left=0.08, right=0.96, top=0.88, bottom=0.27)
-        self.fig.legend(handles=[*self.spans.values(), self.no_fit, self.break_even, self.line, self.fall_dot, self.pick],
+        self.legend = self.fig.legend(handles=[*self.spans.values(), self.no_fit, self.break_even, self.line, self.fall_dot, self.pick],
                         loc="lower center", ncol=3, fontsize=8, frameon=False)
 
     def show(self, curve: BatchCurve | None, B: int) -> None:
@@ -159,6 +171,7 @@ class _Plot:
             self.title.set_text("no curve for this setting (see the message below)")
             return
         self.line.set_data(curve.B, curve.speedup)
+        self.legend.get_texts()[0].set_text(MOE_REGIME_1 if curve.model.is_moe else REGIMES[1])
         edges = [1.0, min(curve.fall_batch, B_MAX), min(curve.compute_batch, B_MAX), float(B_MAX)]
         for r in (1, 2, 3):
             lo, hi = edges[r - 1], max(edges[r - 1], edges[r])
@@ -180,6 +193,9 @@ class _Plot:
         self.pick.set_data([B], [s_pick])
         self.pick_text.xy = (B, s_pick)
         self.pick_text.set_text(f"B={B}: {s_pick:.2f}×")
+        right_half = math.log2(B) > 0.5 * math.log2(B_MAX)       # keep the label inside the axes
+        self.pick_text.set_position((-8, 8) if right_half else (8, 8))
+        self.pick_text.set_horizontalalignment("right" if right_half else "left")
         t_c = "never (attention alone is compute-bound)" if math.isinf(curve.critical_context) \
             else f"{curve.critical_context:,.0f} tokens"
         self.title.set_text(f"{curve.label}\ncritical context T̄c(γ+1) = {t_c}")
@@ -198,10 +214,18 @@ def _readout(curve: BatchCurve, B: int) -> str:
         c = float(drafter_cost_ratio(curve.model, curve.drafter, curve.gpu, B, curve.T_bar, curve.n_gpu))
         c_txt = f"; drafter step = {c:.3f} of a target step"
     verdict = "faster" if s > 1 else "slower"
+    reg = curve.regime_at(B)
+    name = MOE_REGIME_1 if (reg == 1 and curve.model.is_moe) else REGIMES[reg]
+    free = f"the pass stays memory-bound {fall}" if curve.model.is_moe else f"verification is free {fall}"
+    moe = ""
+    if curve.model.is_moe:
+        moe = ("<br>mixture of experts: each pass reads the shared weights and the experts its tokens touch "
+               "(uniform routing; real routing touches fewer, so the speedup shown errs low)")
     return (f"at <b>B = {B}</b>: speedup <b>{s:.2f}×</b> ({verdict} than plain decoding); "
-            f"regime: <b>{REGIMES[curve.regime_at(B)]}</b>; limiting resource: {curve.limiting_resource(B)}"
-            f"{c_txt}.<br>verification is free {fall}; at most {curve.max_batch:,} sequences of "
-            f"{curve.T_bar:,.0f} tokens fit beside the weights.")
+            f"regime: <b>{name}</b>; limiting resource: {curve.limiting_resource(B)}"
+            f"{c_txt}; the verification pass costs {curve.verification_cost(B):.2f} plain steps."
+            f"<br>{free}; at most {curve.max_batch:,} sequences of "
+            f"{curve.T_bar:,.0f} tokens fit beside the weights.{moe}")
 
 
 class BatchSpeedupWidget:
@@ -225,8 +249,11 @@ class BatchSpeedupWidget:
         self.alpha = w.FloatSlider(value=0.8, min=0.0, max=0.99, step=0.01, description="α", continuous_update=False)
         self.drafter = w.FloatSlider(value=DEFAULT_DRAFTER_SHARE, min=0.0, max=25.0, step=0.1, readout_format=".1f",
                                      description="drafter size (% of target)", continuous_update=False, style=style)
-        self.batch = w.FloatLogSlider(value=64, base=2, min=0, max=12, step=0.25, readout_format=".0f",
-                                      description="your batch B", continuous_update=False, style=style)
+        # A log-scale slider across the whole row, so one doubling of B is about 1/12 of its track
+        # (some 50 px) and a step is an eighth of a doubling.
+        self.batch = w.FloatLogSlider(value=64, base=2, min=0, max=12, step=0.125, readout_format=".0f",
+                                      description="your batch B", continuous_update=False, style=style,
+                                      layout=w.Layout(width=BATCH_SLIDER_WIDTH))
         self.image = w.Image(format="png", layout=w.Layout(width="720px"))
         self.readout = w.HTML()
         self.message = w.HTML()
@@ -238,7 +265,7 @@ class BatchSpeedupWidget:
         for box in self.controls:
             box.observe(self.update, names="value")
         self.box = w.VBox([w.HBox([self.model, self.gpu, self.n_gpu]),
-                           w.HBox([self.context, self.batch]),
+                           self.context, self.batch,
                            w.HBox([self.gamma, self.alpha, self.drafter]),
                            self.image, self.readout, self.message])
         self.update()
@@ -270,10 +297,12 @@ class BatchSpeedupWidget:
             f"<span style='color:#C44E52'>⚠ a batch of {B} does not fit: the caches of at most "
             f"{curve.max_batch:,} sequences of {curve.T_bar:,.0f} tokens fit; use more GPUs or a shorter context</span>")
         self.state = {
+            "model_is_moe": curve.model.is_moe,
             "B": curve.B, "speedup": curve.speedup, "regime": curve.regime,
             "fall_batch": curve.fall_batch, "compute_batch": curve.compute_batch,
             "critical_context": curve.critical_context, "max_batch": curve.max_batch,
             "chosen": {"B": B, "speedup": curve.speedup_at(B), "regime": curve.regime_at(B),
+                       "verification_cost": curve.verification_cost(B),
                        "resource": curve.limiting_resource(B), "fits": fits},
             "message": "" if fits else "does not fit",
         }

@@ -6,8 +6,9 @@ the right). Right: the mask of `specdec.trees.tree_attention_mask` (prefix block
 block) with each row's position id. Clicking a node highlights its mask row and its
 ancestors. A dropdown per depth says what a greedy target writes there; the explorer walks
 the tree with `greedy_tree_walk` and shows the kept branch and the emitted tokens, the extra
-token included. The tree can be edited (add a child, remove a node, type a parent array); an
-invalid tree leaves the last valid one in place and shows a message.
+token included. The tree can be edited (add a child, remove a node with its whole subtree, type
+a parent array and tokens, reset to the example); an invalid tree leaves the last valid one in
+place and shows a message, and surplus typed tokens are dropped with a note saying which.
 
 Everything a click does is also a method, so tests and notebooks drive it from Python:
 
@@ -22,6 +23,10 @@ Everything a click does is also a method, so tests and notebooks drive it from P
     False
     >>> ex.message.startswith("Invalid tree")
     True
+    >>> ex.set_tree("-1, 0, 1, 2", "sat on the mat down a"), ex.tokens
+    (True, ['sat', 'on', 'the', 'mat'])
+    >>> ex.message
+    'Note: 6 tokens for 4 nodes; kept the first 4 and dropped down, a.'
 """
 from __future__ import annotations
 
@@ -62,6 +67,7 @@ class TreeMaskExplorer:
         from matplotlib.figure import Figure
 
         self.prefix = tuple(prefix)
+        self._initial = (tuple(parents), tuple(tokens), tuple(choices))
         self.parents: tuple[int, ...] = ()
         self.tokens: list[str] = []
         self.selected: int | None = None
@@ -76,8 +82,12 @@ class TreeMaskExplorer:
         self.token_box = w.Text(value="mat", description="new token", layout=w.Layout(width="200px"))
         self.add_button = w.Button(description="add child to selected", icon="plus",
                                    layout=w.Layout(width="190px"))
-        self.remove_button = w.Button(description="remove selected", icon="trash",
-                                      layout=w.Layout(width="160px"))
+        self.remove_button = w.Button(description="remove selected + subtree", icon="trash",
+                                      tooltip="removes the selected node and every node below it",
+                                      layout=w.Layout(width="230px"))
+        self.reset_button = w.Button(description="reset", icon="undo",
+                                     tooltip="back to the example tree and the default target choices",
+                                     layout=w.Layout(width="90px"))
         self.parents_box = w.Text(description="parents", layout=w.Layout(width="300px"))
         self.tokens_box = w.Text(description="tokens", layout=w.Layout(width="320px"))
         self.apply_button = w.Button(description="apply", layout=w.Layout(width="80px"))
@@ -89,6 +99,7 @@ class TreeMaskExplorer:
         self.add_button.on_click(lambda _b: self.add_child(self.selected, self.token_box.value))
         self.remove_button.on_click(lambda _b: self.remove_node(self.selected))
         self.apply_button.on_click(lambda _b: self.set_tree(self.parents_box.value, self.tokens_box.value))
+        self.reset_button.on_click(lambda _b: self.reset())
 
         # --- the figure: built once, its artists updated in place ---------------------------
         from matplotlib.collections import LineCollection
@@ -121,7 +132,7 @@ class TreeMaskExplorer:
         controls = w.VBox([
             self.node_buttons,
             w.HBox([w.HTML("<b>target writes</b>&nbsp;"), self.choice_boxes]),
-            w.HBox([self.token_box, self.add_button, self.remove_button]),
+            w.HBox([self.token_box, self.add_button, self.remove_button, self.reset_button]),
             w.HBox([self.parents_box, self.tokens_box, self.apply_button]),
             self.message_html,
         ])
@@ -211,7 +222,8 @@ class TreeMaskExplorer:
         return self.set_tree(list(self.parents) + [parent], self.tokens + [token], keep_selection=True)
 
     def remove_node(self, node: int | None = None) -> bool:
-        """Remove `node` and everything below it; later nodes are renumbered."""
+        """Remove `node` and everything below it (its subtree); later nodes are renumbered.
+        The message says which nodes went."""
         if node is None or not 0 <= node < self.n:
             self._say("Select a node to remove first.", error=True)
             return False
@@ -219,11 +231,30 @@ class TreeMaskExplorer:
         for i, parent in enumerate(self.parents):
             if i == node or parent in gone:
                 gone.add(i)
+        if len(gone) == self.n:
+            self._say("That would remove every node: the tree needs at least one. Use reset to start over.",
+                      error=True)
+            return False
         keep = [i for i in range(self.n) if i not in gone]
         new_index = {old: new for new, old in enumerate(keep)}
         parents = [new_index.get(self.parents[i], -1) for i in keep]
+        below = [f"{i} ({self.tokens[i]})" for i in sorted(gone) if i != node]
+        head = f"{node} ({self.tokens[node]})"
         self.selected = None
-        return self.set_tree(parents, [self.tokens[i] for i in keep])
+        if not self.set_tree(parents, [self.tokens[i] for i in keep]):
+            return False
+        what = (f"and the {len(below)} node{'s' * (len(below) > 1)} below it: {', '.join(below)}" if below
+                else "(nothing was below it)")
+        self._say(f"Removed node {head} {what}. The remaining nodes were renumbered.")
+        return True
+
+    def reset(self) -> None:
+        """Back to the tree, tokens and target choices the explorer opened with."""
+        parents, tokens, choices = self._initial
+        self.choices = list(choices) + ["mat"] * (MAX_NODES + 2 - len(choices))
+        self.selected = None
+        self.set_tree(parents, tokens)
+        self._say("Reset to the example tree.")
 
     def set_tree(self, parents, tokens=None, keep_selection: bool = False) -> bool:
         """Replace the tree. `parents` and `tokens` may be lists or typed text ("-1, -1, 0");
@@ -243,8 +274,11 @@ class TreeMaskExplorer:
             if isinstance(tokens, str):
                 tokens = _parse_list(tokens)
             tokens = [str(t) for t in (tokens or [])]
+            note = ""
             if len(tokens) > len(par):
-                raise ValueError(f"{len(tokens)} tokens for {len(par)} nodes")
+                note = (f"Note: {len(tokens)} tokens for {len(par)} nodes; kept the first {len(par)} and dropped "
+                        f"{', '.join(tokens[len(par):])}.")
+                tokens = tokens[:len(par)]
             tokens += [self.tokens[i] if i < len(self.tokens) else f"w{i}" for i in range(len(tokens), len(par))]
         except ValueError as exc:
             self._say(f"Invalid tree: {exc}. The tree shown is unchanged.", error=True)
@@ -253,7 +287,7 @@ class TreeMaskExplorer:
         self.tokens = tokens
         if not keep_selection or (self.selected is not None and self.selected >= self.n):
             self.selected = None
-        self._say("")
+        self._say(note)
         self._refresh(structure=True)
         return True
 

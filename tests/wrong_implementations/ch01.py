@@ -69,7 +69,8 @@ WRONG = {
     "ex_t_pass": {
         **delegation_forms(_T_PASS_DEF, "specdec.cost_model", "t_pass"),
         **_ALIASED["ex_t_pass"],
-        # test_t_pass_values (visible): 5 tokens of Llama 3.1 70B cost t_W + 5 t_F = 5.36 ms, not 5.27 ms.
+        # test_t_pass_values (visible): one token of Llama 3.1 70B costs t_W + t_F = 5.287 ms, not 5.269 ms; the
+        # assert recognises t_W + k t_F and says "Did you add the two sides instead of taking the max?".
         "sum_instead_of_max": _T_PASS_HEAD + '''    out = t_W + B * t_K + k * B * t_F + t_0
     return float(out) if out.ndim == 0 else out
 ''',

@@ -155,6 +155,105 @@ WRONG = {
         B -= 1
     return int(B)
 ''',
+        # Right value, wrong type: returns float(B) (104.0). Caught by test_free_batch_property (hidden sweep:
+        # "expected a non-negative int").
+        "returns_float": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if not isinstance(k, (int, np.integer)) or k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return float(B)
+''',
+        # Forgets the t_K check: a negative cache time is accepted. Caught by test_free_batch_bad_input (hidden).
+        "no_t_K_check": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if not isinstance(k, (int, np.integer)) or k < 1 or t_W < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return int(B)
+''',
+        # Forgets the t_W check: a negative weight time is accepted. Caught by test_free_batch_bad_input (hidden).
+        "no_t_W_check": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if not isinstance(k, (int, np.integer)) or k < 1 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return int(B)
+''',
+        # Tests t_F == 0 instead of t_F <= 0: a negative t_F is accepted. Caught by test_free_batch_bad_input (hidden).
+        "t_F_zero_only": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if not isinstance(k, (int, np.integer)) or k < 1 or t_W < 0 or t_K < 0 or t_F == 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return int(B)
+''',
+        # Accepts a fractional k (2.5). Caught by test_free_batch_bad_input (hidden k = 2.5).
+        "accepts_fractional_k": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return int(B)
+''',
+        # Checks k == 0 only: k = -2 slips through. Caught by test_free_batch_bad_input (hidden).
+        "checks_only_k_zero": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if k == 0 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return int(B)
+''',
+        # Insists on a Python int: a NumPy integer k (valid) raises. Caught by test_free_batch_bad_input (hidden).
+        "refuses_numpy_k": '''def largest_free_batch(t_W, t_K, t_F, k):
+    if type(k) is not int or k < 1 or t_W < 0 or t_K < 0 or not t_F > 0:
+        raise ValueError("bad input")
+    excess = k * t_F - t_K
+    if excess <= 0:
+        return math.inf
+    B = math.floor(t_W / excess)
+    while k * (B + 1) * t_F <= t_W + (B + 1) * t_K:
+        B += 1
+    while B > 0 and k * B * t_F > t_W + B * t_K:
+        B -= 1
+    return int(B)
+''',
         **delegation_forms("def largest_free_batch(t_W, t_K, t_F, k):", "specdec.batch_speedup", "largest_free_batch"),
     },
 }

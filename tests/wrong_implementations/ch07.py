@@ -160,6 +160,114 @@ WRONG = {
             del frontier[r]
     return lengths
 ''',
+        # Admits a positive-survival slot that leaves the rate exactly unchanged (stops only when a <= 0 or the rate
+        # falls). Passes the zero-survival case; caught by test_adaptive_small (hidden exact ties: [[1.0, 1.0]] with
+        # step n -> [2], [[0.875, 0.5], [0.625]] -> [2, 1], [[0.25], [1.0]] -> [1, 1]); it passes every other cell, the
+        # brute-force fewest-slots check included (random survivals almost never tie exactly).
+        "admits_equal_rate_positive": '''def adaptive_slots(survivals, step_time):
+    B = len(survivals)
+    lengths = [0] * B
+    tokens, n = float(B), B
+    frontier = {r: survivals[r][0] for r in range(B) if len(survivals[r]) > 0}
+    while frontier:
+        r = max(frontier, key=lambda s: (frontier[s], -s))
+        a = frontier[r]
+        new_rate, old_rate = (tokens + a) / step_time(n + 1), tokens / step_time(n)
+        if a <= 0 or new_rate < old_rate:
+            break
+        tokens, n = tokens + a, n + 1
+        lengths[r] += 1
+        if lengths[r] < len(survivals[r]):
+            frontier[r] = survivals[r][lengths[r]]
+        else:
+            del frontier[r]
+    return lengths
+''',
+        # Compares with a tolerance (new_rate > old_rate - 1e-12): exact ties are admitted.
+        # Caught by test_adaptive_small (zero survivals on a flat cost, and the hidden exact ties).
+        "tolerance_admits_ties": '''def adaptive_slots(survivals, step_time):
+    B = len(survivals)
+    lengths = [0] * B
+    tokens, n = float(B), B
+    frontier = {r: survivals[r][0] for r in range(B) if len(survivals[r]) > 0}
+    while frontier:
+        r = max(frontier, key=lambda s: (frontier[s], -s))
+        a = frontier[r]
+        new_rate, old_rate = (tokens + a) / step_time(n + 1), tokens / step_time(n)
+        if not new_rate > old_rate - 1e-12:
+            break
+        tokens, n = tokens + a, n + 1
+        lengths[r] += 1
+        if lengths[r] < len(survivals[r]):
+            frontier[r] = survivals[r][lengths[r]]
+        else:
+            del frontier[r]
+    return lengths
+''',
+        # Breaks ties between requests towards the higher index. Caught by test_adaptive_small (hidden:
+        # [[0.5, 0.5], [0.5]] with a step at n = 4 gives [0, 1] instead of [1, 0]).
+        "ties_to_later_request": '''def adaptive_slots(survivals, step_time):
+    B = len(survivals)
+    lengths = [0] * B
+    tokens, n = float(B), B
+    frontier = {r: survivals[r][0] for r in range(B) if len(survivals[r]) > 0}
+    while frontier:
+        r = max(frontier, key=lambda s: (frontier[s], s))
+        a = frontier[r]
+        new_rate, old_rate = (tokens + a) / step_time(n + 1), tokens / step_time(n)
+        if not new_rate > old_rate:
+            break
+        tokens, n = tokens + a, n + 1
+        lengths[r] += 1
+        if lengths[r] < len(survivals[r]):
+            frontier[r] = survivals[r][lengths[r]]
+        else:
+            del frontier[r]
+    return lengths
+''',
+        # Right counts, wrong type: a NumPy array. Caught by test_adaptive_small (hidden: a Python list of ints).
+        "returns_numpy_array": '''def adaptive_slots(survivals, step_time):
+    B = len(survivals)
+    lengths = [0] * B
+    tokens, n = float(B), B
+    frontier = {r: survivals[r][0] for r in range(B) if len(survivals[r]) > 0}
+    while frontier:
+        r = max(frontier, key=lambda s: (frontier[s], -s))
+        a = frontier[r]
+        new_rate, old_rate = (tokens + a) / step_time(n + 1), tokens / step_time(n)
+        if not new_rate > old_rate:
+            break
+        tokens, n = tokens + a, n + 1
+        lengths[r] += 1
+        if lengths[r] < len(survivals[r]):
+            frontier[r] = survivals[r][lengths[r]]
+        else:
+            del frontier[r]
+    return np.array(lengths)
+''',
+        # Trims each caller's row to its verified prefix in place (a 'helpful' mutation). Caught by
+        # test_adaptive_small (hidden: the survivals must come back untouched) and, on RecordingRow, by the other cells.
+        "trims_rows_in_place": '''def adaptive_slots(survivals, step_time):
+    B = len(survivals)
+    lengths = [0] * B
+    tokens, n = float(B), B
+    frontier = {r: survivals[r][0] for r in range(B) if len(survivals[r]) > 0}
+    while frontier:
+        r = max(frontier, key=lambda s: (frontier[s], -s))
+        a = frontier[r]
+        new_rate, old_rate = (tokens + a) / step_time(n + 1), tokens / step_time(n)
+        if not new_rate > old_rate:
+            break
+        tokens, n = tokens + a, n + 1
+        lengths[r] += 1
+        if lengths[r] < len(survivals[r]):
+            frontier[r] = survivals[r][lengths[r]]
+        else:
+            del frontier[r]
+    for r in range(B):
+        del survivals[r][lengths[r]:]
+    return lengths
+''',
         **delegation_forms("def adaptive_slots(survivals, step_time):", "specdec.adaptive", "greedy_slot_schedule"),
     },
 }

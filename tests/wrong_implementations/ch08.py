@@ -128,6 +128,45 @@ WRONG = {
             depth[i] = depth[j] + 1
     return mask, P + depth''',
         **delegation_forms(MASK_DEF, "specdec.trees", "tree_attention_mask"),
+        # test_mask_example (hidden): marks children of the prefix with a sentinel n written into the caller's
+        # array (par = np.asarray(parents) is no copy for an integer array): the parents passed in come back changed.
+        "mutates_parents_array": '''def tree_attention_mask(parents, prefix_len):
+    par = np.asarray(parents)
+    if par.ndim != 1:
+        raise ValueError("parents must be one-dimensional")
+    n, P = len(par), int(prefix_len)
+    for i in range(n):
+        if int(par[i]) < -1 or int(par[i]) >= i:
+            raise ValueError(f"parents[{i}] = {int(par[i])} is not -1 or an earlier node")
+    par[par == -1] = n                                  # BUG: in place, in the caller's array
+    mask = np.zeros((n, P + n), dtype=bool)
+    mask[:, :P] = True
+    depth = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        mask[i, P + i] = True
+        if par[i] != n:
+            mask[i, P:] |= mask[par[i], P:]
+            depth[i] = depth[par[i]] + 1
+    return mask, P + depth''',
+        # test_mask_example (hidden, empty tree): depths collected in a list and converted with np.array(...):
+        # int64 for a real tree, float64 for an empty one.
+        "empty_tree_float_positions": '''def tree_attention_mask(parents, prefix_len):
+    par = np.asarray(parents)
+    if par.ndim != 1:
+        raise ValueError("parents must be one-dimensional")
+    n, P = len(par), int(prefix_len)
+    mask = np.zeros((n, P + n), dtype=bool)
+    mask[:, :P] = True
+    depth = []
+    for i in range(n):
+        j = int(par[i])
+        if j < -1 or j >= i:
+            raise ValueError(f"parents[{i}] = {j} is not -1 or an earlier node")
+        mask[i, P + i] = True
+        if j >= 0:
+            mask[i, P:] |= mask[j, P:]
+        depth.append(0 if j < 0 else depth[j] + 1)
+    return mask, P + np.array(depth)                   # BUG: float64 when the tree is empty''',
     },
     "ex_greedy_tree_walk": {
         # test_walk_example: emitted has no extra token
@@ -187,6 +226,23 @@ WRONG = {
         path.append(match)
         node = match''',
         **delegation_forms(WALK_DEF, "specdec.trees", "greedy_tree_walk"),
+        # test_walk_example (hidden): path returned as a tuple. Same values, wrong type.
+        "path_as_tuple": _WALK_FRONT + '''    while True:
+        want = target_next[node + 1]
+        match = next((c for c in kids.get(node, []) if tokens[c] == want), None)
+        if match is None:
+            return tuple(path), [tokens[i] for i in path] + [want]     # BUG: a tuple, not a list
+        path.append(match)
+        node = match''',
+        # test_walk_example (hidden): appends the extra token to the caller's tokens list.
+        "appends_to_tokens": _WALK_FRONT + '''    while True:
+        want = target_next[node + 1]
+        match = next((c for c in kids.get(node, []) if tokens[c] == want), None)
+        if match is None:
+            tokens.append(want)                         # BUG: changes the caller's list
+            return path, [tokens[i] for i in path] + [tokens[-1]]
+        path.append(match)
+        node = match''',
     },
     "ex_recursive_rejection": {
         # the required bug: every child judged against p, last resort norm(max(p - q, 0)); test_rr_protocol (R_2 passed, R_3 expected)
@@ -251,6 +307,58 @@ WRONG = {
             R = missing / missing.sum()
     if kept is not None:
         return kept
+    return int(rng.choice(len(p), p=R)), -1''',
+        # test_rr_protocol (hidden): <= instead of <. Caught first by children (1, 1, 0) with u = 0 against
+        # R_2(1) = 0 (0 <= 0 keeps a used-up token), and by u == R_1(1) / q(1) = 0.5 exactly.
+        # chi-square: the event u == ratio has probability 0, so the law is exact (passes D, H1, H2).
+        "keeps_on_equal_ratio": _RR_FRONT + '''    R = p
+    for i, s in enumerate(children):
+        s = int(s)
+        if rng.random() <= R[s] / q[s]:                 # BUG: not strictly below
+            return s, i
+        missing = np.maximum(R - q, 0.0)
+        R = missing / missing.sum()
+    return int(rng.choice(len(p), p=R)), -1''',
+        # test_rr_protocol (visible: no rng.random() calls recorded) and test_rr_distribution (hidden: the
+        # same seed twice gives different runs). Uniforms from NumPy's global generator, unseeded.
+        # chi-square: the law is exact (passes D, H1, H2; the statistic changes from run to run).
+        "global_rng_uniforms": _RR_FRONT + '''    R = p
+    for i, s in enumerate(children):
+        s = int(s)
+        if np.random.random() < R[s] / q[s]:            # BUG: not the rng handed in
+            return s, i
+        missing = np.maximum(R - q, 0.0)
+        R = missing / missing.sum()
+    return int(rng.choice(len(p), p=R)), -1''',
+        # test_rr_protocol (hidden: children (1, 1, 0), the second has R_2(1) = 0 and gets no rng.random()).
+        # chi-square: the law is exact (passes D, H1, H2); only the protocol differs.
+        "skips_draw_when_R_zero": _RR_FRONT + '''    R = p
+    for i, s in enumerate(children):
+        s = int(s)
+        if R[s] > 0 and rng.random() < R[s] / q[s]:    # BUG: no uniform for a certain rejection
+            return s, i
+        missing = np.maximum(R - q, 0.0)
+        R = missing / missing.sum()
+    return int(rng.choice(len(p), p=R)), -1''',
+        # test_rr_protocol (hidden: "recursive_rejection changed its inputs"). Residuals written into p in place.
+        # chi-square: exact (run_nodes passes copies), passes D, H1, H2.
+        "residual_written_into_p": _RR_FRONT + '''    R = p                                            # no copy: R is the caller's p
+    for i, s in enumerate(children):
+        s = int(s)
+        if rng.random() < R[s] / q[s]:
+            return s, i
+        R -= q                                          # BUG: in place
+        np.maximum(R, 0.0, out=R)
+        R /= R.sum()
+    return int(rng.choice(len(p), p=R)), -1''',
+        # test_rr_protocol (hidden: children as np.array([3, 1]) -> token np.int64(3), not a Python int).
+        # chi-square: exact (passes D, H1, H2).
+        "numpy_token_when_kept": _RR_FRONT + '''    R = p
+    for i, s in enumerate(children):
+        if rng.random() < R[s] / q[s]:
+            return s, i                                 # BUG: s is whatever the children hold
+        missing = np.maximum(R - q, 0.0)
+        R = missing / missing.sum()
     return int(rng.choice(len(p), p=R)), -1''',
         **delegation_forms(RR_DEF, "specdec.tree_sampling", "recursive_rejection"),
     },
