@@ -5,9 +5,9 @@ import sys
 import pytest
 
 from autograder import notebooks
-from autograder.course import REPO_ROOT
-from autograder.learner import learn
-from autograder.release import LearnerWorkError, learner_work, release
+from autograder.paths import REPO_ROOT
+from autograder.learner.learn import learn
+from autograder.authoring.release import LearnerWorkError, learner_work, release
 from tests.helpers import meta, solution_nb, student_nb
 
 CH3 = "03_acceptance_rule"
@@ -15,8 +15,8 @@ CH3 = "03_acceptance_rule"
 
 @pytest.mark.slow
 def test_bundle_has_no_solutions_and_its_self_check_runs_the_visible_tests(tmp_path):
-    from autograder.bundle import build_bundle, leaks
-    from autograder.feedback import hidden_lines
+    from autograder.authoring.bundle import build_bundle, leaks
+    from autograder.grading.feedback import hidden_lines
 
     out = build_bundle(tmp_path / "class")
     assert not (out / "solutions").exists() and not (out / "tests").exists() and not (out / ".git").exists()
@@ -39,7 +39,7 @@ def test_bundle_has_no_solutions_and_its_self_check_runs_the_visible_tests(tmp_p
 
 
 def test_a_pristine_release_is_not_learner_work(tmp_path):
-    from autograder.course import CHAPTERS_DIR
+    from autograder.paths import CHAPTERS_DIR
     assert learner_work(CHAPTERS_DIR / f"{CH3}.ipynb") is None
 
 

@@ -2,7 +2,7 @@
 import pytest
 
 from autograder import notebooks
-from autograder.check import format_report, run_check, with_instructor_tests
+from autograder.learner.check import format_report, run_check, with_instructor_tests
 from tests.helpers import CHAPTERS, hidden_blocks, meta, solution_nb, student_nb
 
 pytestmark = pytest.mark.slow
