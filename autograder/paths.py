@@ -93,8 +93,9 @@ def working_folder(cwd: Path) -> Path:
 
 
 def hidden_from_student_code() -> list[Path]:
-    """Course folders no student code needs: the instructor's solutions and the git history."""
-    return [SOLUTIONS_DIR, GIT_DIR]
+    """Course folders no student code needs: the instructor's solutions and the git history (in a
+    git worktree `.git` is a file naming the history elsewhere; a file cannot be hidden by a tmpfs)."""
+    return [SOLUTIONS_DIR] + ([GIT_DIR] if GIT_DIR.is_dir() or not GIT_DIR.exists() else [])
 
 
 def resolve_chapter(name: str, solutions_dir: Path = SOLUTIONS_DIR) -> str:
