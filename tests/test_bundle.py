@@ -36,6 +36,21 @@ def test_bundle_has_no_solutions_and_its_self_check_runs_the_visible_tests(tmp_p
     total = proc.stdout.strip().splitlines()[-2]
     got, best = total.removeprefix("Total: ").split(" / ")
     assert float(got) == float(best) > 0, proc.stdout
+    # The drills and the progress summary work without solutions/ (they read the reference copies),
+    # and a coding drill's starting point is the stub, not the answer.
+    from autograder.learner.drill import load_drills
+    drills = load_drills()
+    proc = subprocess.run([sys.executable, "-m", "autograder", "drill", "--list"], cwd=out,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and all(name in proc.stdout for name in drills), proc.stdout + proc.stderr
+    name = next(iter(drills))
+    proc = subprocess.run([sys.executable, "-m", "autograder", "drill", name], cwd=out,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "### BEGIN SOLUTION" not in proc.stdout, proc.stdout + proc.stderr
+    assert proc.stdout.count("raise NotImplementedError") == 1, proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "autograder", "progress"], cwd=out,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and CH3 in proc.stdout and "not checked yet" not in proc.stdout.split(CH3)[1].splitlines()[0], proc.stdout
 
 
 def test_a_pristine_release_is_not_learner_work(tmp_path):

@@ -44,9 +44,9 @@ def load_config(settings=None):
     return config
 
 
-def run_score_preprocessors(nb, resources: dict, config):
-    """Run `SCORE_PREPROCESSORS` on `nb` as nbconvert's exporter would (each configured from
-    `config`, skipped if not enabled); return (nb, resources)."""
-    for preprocessor in SCORE_PREPROCESSORS:
+def run_preprocessors(nb, resources: dict, config, preprocessors=tuple(SCORE_PREPROCESSORS)):
+    """Run `preprocessors` on `nb` as nbconvert's exporter would (each configured from `config`,
+    skipped if not enabled); return (nb, resources)."""
+    for preprocessor in preprocessors:
         nb, resources = preprocessor(config=config)(nb, resources)
     return nb, resources

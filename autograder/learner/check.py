@@ -30,10 +30,14 @@ from .. import notebooks
 from ..errors import CourseError
 from ..grading.environment import kernel_environment
 from ..grading.feedback import notebook_hidden_lines, scrub
+from ..grading.pipeline import SCORE_PREPROCESSORS
 from ..grading.settings import GradingSettings
 from ..grading.submissions import sanitize
 from ..notebooks import nbgrader_meta
 from ..paths import chapter_names, in_bundle, reference_notebook_path, resolve_chapter
+
+# What runs on the notebook once its test cells are the instructor's: grading's own list.
+PREPROCESSORS = tuple(SCORE_PREPROCESSORS)
 
 BUNDLE_NOTE = ("This self-check ran the visible tests only; the hidden tests run when your work is graded, "
                "so full marks here are necessary, not sufficient.")
@@ -123,7 +127,7 @@ def self_check_settings(timeout: int = 120) -> GradingSettings:
 def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]:
     from nbgrader.utils import determine_grade
 
-    from ..grading.pipeline import load_config, run_score_preprocessors
+    from ..grading.pipeline import load_config, run_preprocessors
 
     path = Path(path)
     learner = notebooks.read(path)
@@ -138,7 +142,7 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
         # restarts after a hang or a crash, ignored stderr patterns, capped output).
         config = load_config(self_check_settings(timeout))
         with kernel_environment():
-            nb, _ = run_score_preprocessors(nb, {"metadata": {"path": tmp}}, config)
+            nb, _ = run_preprocessors(nb, {"metadata": {"path": tmp}}, config, PREPROCESSORS)
     elapsed = time.perf_counter() - start
     scrub(nb, hidden)             # no hidden test code in what we print, whatever printed it
     outcomes = []
