@@ -10,7 +10,6 @@ time, in which case the serial time is scaled to N and marked as estimated).
 """
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -36,9 +35,10 @@ def grading_benchmark(n_students: int = 40, jobs: int | None = None, serial_stud
     Keys: students, chapters, jobs, parallel_s, serial_s, serial_estimated (True if the serial
     time was scaled from `serial_students`), ratio (serial_s / parallel_s), all_full_marks."""
     from autograder.grading.grade import find_submissions, grade
+    from autograder.grading.settings import GradingSettings
 
     chapters = chapters or chapter_names()
-    jobs = jobs or os.cpu_count() or 1
+    jobs = GradingSettings(jobs=jobs).parallel(n_students * len(chapters))     # what grade() will use
     serial_students = min(serial_students or n_students, n_students)
     with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
         subs = _class_folder(Path(tmp), n_students, chapters)

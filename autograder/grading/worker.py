@@ -8,6 +8,7 @@ outcomes, as JSON, to OUT. Nothing is read back from its printed output.
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import warnings
@@ -36,12 +37,11 @@ def prepare_process() -> None:
 def grade_submission(task: GradingTask, settings: GradingSettings) -> GradingOutcome:
     """Autograde one submission of the course directory `task.root` and write its feedback.
     Never raises: a failure is an outcome with status FAILED and the reason."""
-    from .coursedir import CourseDir
     from .resilient_execute import take_records
     from .sandbox import child_pids, reap_strays
 
     prepare_process()
-    course = CourseDir(Path(task.root), settings)
+    course = _course(task.root, settings)
     before = child_pids()
     take_records()
     try:
@@ -61,6 +61,14 @@ def grade_submission(task: GradingTask, settings: GradingSettings) -> GradingOut
     finally:
         take_records()
         reap_strays(keep=before)
+
+
+@functools.lru_cache(maxsize=4)
+def _course(root: str, settings: GradingSettings):
+    """The course directory at `root`, one per process and settings (nbgrader's API is slow to build)."""
+    from .coursedir import CourseDir
+
+    return CourseDir(Path(root), settings)
 
 
 def _last_line(result: dict) -> str:
