@@ -51,7 +51,7 @@ from ..paths import (GRADES_BY_TEST_CSV, GRADES_CSV, NBGRADER_GRADES_CSV, Nbgrad
 from .coursedir import CourseDir
 from .outcome import FAILED, GradingOutcome, GradingTask
 from .settings import GradingSettings
-from .submissions import Submission, _readable, find_submissions, sanitize  # noqa: F401  (public API)
+from .submissions import Submission, find_submissions, sanitize, unreadable_reason  # noqa: F401  (grade's API)
 
 
 @dataclass
@@ -173,7 +173,7 @@ def grade(submissions: list[Submission], out: Path, settings: GradingSettings | 
         if dest.exists():
             shutil.rmtree(dest)
         dest.mkdir(parents=True)
-        reason = s.problem or _readable(s.path)
+        reason = s.problem or unreadable_reason(s.path)
         if reason:
             errors[key] = reason
             continue

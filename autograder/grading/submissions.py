@@ -90,7 +90,7 @@ def find_submissions(folder: Path, chapter: str | None = None) -> list[Submissio
     return found
 
 
-def _readable(path: Path) -> str | None:
+def unreadable_reason(path: Path) -> str | None:
     """None if `path` is a notebook nbgrader can grade, else the reason it is not."""
     try:
         nb = nbformat.read(str(path), as_version=4)
