@@ -9,7 +9,7 @@ from nbclient import NotebookClient
 from autograder.grading import sandbox
 from autograder.grading.environment import kernel_environment
 from autograder.integrity import restore
-from autograder.grading.resilient_execute import cap_outputs
+from autograder.grading.outputs import cap_outputs
 from autograder.grading.review import suspicious_lines
 
 needs_bwrap = pytest.mark.skipif(not sandbox.isolation_available(), reason="bubblewrap is not installed")
