@@ -1,2 +1,2 @@
 # nbgrader executes its config file with `get_config` injected; it is not importable on its own.
-collect_ignore = ["autograder/nbgrader_config.py"]
+collect_ignore = ["autograder/grading/nbgrader_config.py"]

@@ -1,9 +1,14 @@
-"""Command line: python -m autograder {release,learn,check,grade,bundle,execute,drill,progress}."""
+"""Command line: python -m autograder {release,learn,check,grade,bundle,execute,drill,progress}.
+
+The only place that turns a `CourseError` (a problem the user can fix) into an exit code and a
+message; the commands themselves live in `authoring/`, `learner/` and `grading/`."""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+
+from .errors import CourseError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -11,7 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="Course tools: release chapters, self-check, grade a class.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("release", help="regenerate chapters/ from solutions/ with nbgrader")
+    p = sub.add_parser("release", help="regenerate the student notebooks (chapters/) from the solution notebooks with nbgrader")
     p.add_argument("chapters", nargs="*", help="chapter names (default: all)")
     p.add_argument("--force", action="store_true", help="overwrite chapters even if they hold a learner's work")
 
@@ -43,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("notebooks", nargs="+")
     p.add_argument("--save", help="folder to write the executed notebooks to")
 
-    from .drill import add_drill_parser, add_progress_parser
+    from .learner.drill import add_drill_parser, add_progress_parser
     add_drill_parser(sub)
     add_progress_parser(sub)
     return parser
@@ -52,21 +57,23 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "release":
-        from .release import main as run
+        from .authoring.release import main as run
     elif args.command == "check":
-        from .check import main as run
+        from .learner.check import main as run
     elif args.command == "grade":
-        from .grade import main as run
+        from .grading.grade import main as run
     elif args.command == "learn":
-        from .learner import main as run
+        from .learner.learn import main as run
     elif args.command == "bundle":
-        from .bundle import main as run
+        from .authoring.bundle import main as run
     elif args.command in ("drill", "progress"):
-        from .drill import main as run
+        from .learner.drill import main as run
     else:
-        from .execute import main as run
+        from .authoring.execute import main as run
     try:
         return run(args)
+    except CourseError as err:       # a problem the user can fix: its message, exit code 1
+        raise SystemExit(str(err)) from None
     except BrokenPipeError:          # `... | head` closed the pipe: not an error worth a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

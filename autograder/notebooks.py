@@ -1,6 +1,6 @@
 """Reading, normalizing and writing course notebooks.
 
-Every notebook in `solutions/` and `chapters/` is committed in one canonical form, so
+Every solution notebook and student notebook is committed in one canonical form, so
 that a diff shows only what an author changed:
 
 * no outputs and no execution counts;
@@ -108,3 +108,14 @@ def is_normalized(path: str | Path) -> bool:
 def nbgrader_meta(cell) -> dict:
     """The nbgrader metadata of a cell ({} for an ordinary cell)."""
     return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def write_normalized(src: str | Path, dest: str | Path) -> bool:
+    """Write the normalized form of the notebook at `src` to `dest`; return True if `dest` changed."""
+    text = dumps(read(src))
+    dest = Path(dest)
+    if dest.exists() and dest.read_text(encoding="utf-8") == text:
+        return False
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(text, encoding="utf-8")
+    return True

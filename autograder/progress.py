@@ -34,21 +34,22 @@ from pathlib import Path
 
 LOG_NAME = ".course_progress.jsonl"
 ENV_VAR = "COURSE_PROGRESS_LOG"
-_SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 
 
 def course_chapters() -> list[str]:
-    """The chapters' names ('01_cost_model', ...), in order (a glob: no notebook library needed)."""
-    return sorted(p.stem for p in _SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+    """The chapters' names ('01_cost_model', ...), in order (a glob: no notebook library needed);
+    in a student bundle, the chapters of the self-check's reference."""
+    from .paths import chapter_names
+
+    return chapter_names()
 
 
 def default_folder(cwd: Path | None = None) -> Path:
     """The learner's working folder: `learner/` when `cwd` is the course's root (or a student
     bundle's), else `cwd`."""
-    cwd = Path(cwd or Path.cwd())
-    if (cwd / "chapters").is_dir() and (cwd / "autograder").is_dir():
-        return cwd / "learner"
-    return cwd
+    from .paths import working_folder
+
+    return working_folder(Path(cwd or Path.cwd()))
 
 
 def log_path(folder: str | Path | None = None) -> Path:
@@ -156,7 +157,7 @@ def open_clock(events: list[dict], drill: str) -> dict | None:
 
 
 def record_check(chapter: str, outcomes, path: str | Path | None = None) -> dict:
-    """Record a self-check: `outcomes` are autograder.check.TestOutcome objects."""
+    """Record a self-check: `outcomes` are autograder.learner.check.TestOutcome objects."""
     exercises: dict[str, list[float]] = {}
     for o in outcomes:
         got = exercises.setdefault(o.exercise, [0.0, 0.0])

@@ -26,9 +26,9 @@ from pathlib import Path
 import nbformat
 
 from autograder import notebooks
-from autograder.course import SOLUTIONS_DIR, chapter_names
-from autograder.execute import execute
-from autograder.grade import find_submissions, grade
+from autograder.authoring.execute import execute
+from autograder.grading.grade import find_submissions, grade
+from autograder.paths import chapter_names, solution_notebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))     # the tests package, for the harness
 from tests.power import run_power  # noqa: E402
@@ -68,11 +68,11 @@ def main() -> int:
     baseline = execute(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])).seconds
     rows, chi2_rows, power_rows = [], [], []
     for name in chapter_names():
-        result = execute(SOLUTIONS_DIR / f"{name}.ipynb")
+        result = execute(solution_notebook(name))
         rows.append((f"chapter {name}", result.seconds, CHAPTER_BUDGET_S, "errors!" if result.errors else ""))
         wrong = _wrong_implementations(name)
         if wrong and not args.quick:
-            report = run_power(notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb"), wrong)
+            report = run_power(notebooks.read(solution_notebook(name)), wrong)
             n_bugs = sum(len(b) for b in wrong.values())
             power_rows.append((f"power harness {name} ({n_bugs} wrong answers)", report.seconds,
                                CHAPTER_BUDGET_S, "solution fails!" if report.failures else ""))
@@ -86,7 +86,7 @@ def main() -> int:
             subs = Path(tmp) / "subs" / "student"
             subs.mkdir(parents=True)
             for name in chapter_names():
-                notebooks.write(notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb"), subs / f"{name}.ipynb")
+                notebooks.write(notebooks.read(solution_notebook(name)), subs / f"{name}.ipynb")
             start = time.perf_counter()
             results = grade(find_submissions(subs.parent), Path(tmp) / "grading")
             seconds = time.perf_counter() - start
@@ -101,7 +101,7 @@ def main() -> int:
         widget_rows.append(("speedup widget: one update (5 repeats, median)", update_s, redraw_s,
                             "budget column = a bare matplotlib redraw of the same figure"))
     if args.class_size:
-        from autograder.bench import format_benchmark, grading_benchmark
+        from bench import format_benchmark, grading_benchmark      # benchmarks/bench.py, beside this script
         b = grading_benchmark(args.class_size, serial_students=args.serial_students)
         rows.append((f"grade {b['students']} whole courses, {b['jobs']} parallel", b["parallel_s"],
                      b["serial_s"], f"budget column = serial{' (scaled)' if b['serial_estimated'] else ''}; "

@@ -7,7 +7,7 @@ import nbformat
 
 from autograder import notebooks
 from autograder.notebooks import nbgrader_meta as meta
-from autograder.course import CHAPTERS_DIR, SOLUTIONS_DIR, chapter_names
+from autograder.paths import CHAPTERS_DIR, SOLUTIONS_DIR, chapter_names
 
 CHAPTERS = chapter_names()
 

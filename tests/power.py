@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from autograder.execute import execute
+from autograder.authoring.execute import execute
 from autograder.notebooks import nbgrader_meta as meta
 
 

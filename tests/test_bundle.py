@@ -5,9 +5,9 @@ import sys
 import pytest
 
 from autograder import notebooks
-from autograder.course import REPO_ROOT
-from autograder.learner import learn
-from autograder.release import LearnerWorkError, learner_work, release
+from autograder.paths import REPO_ROOT
+from autograder.learner.learn import learn
+from autograder.authoring.release import LearnerWorkError, learner_work, release
 from tests.helpers import meta, solution_nb, student_nb
 
 CH3 = "03_acceptance_rule"
@@ -15,8 +15,8 @@ CH3 = "03_acceptance_rule"
 
 @pytest.mark.slow
 def test_bundle_has_no_solutions_and_its_self_check_runs_the_visible_tests(tmp_path):
-    from autograder.bundle import build_bundle, leaks
-    from autograder.feedback import hidden_lines
+    from autograder.authoring.bundle import build_bundle, leaks
+    from autograder.grading.feedback import hidden_lines
 
     out = build_bundle(tmp_path / "class")
     assert not (out / "solutions").exists() and not (out / "tests").exists() and not (out / ".git").exists()
@@ -36,10 +36,25 @@ def test_bundle_has_no_solutions_and_its_self_check_runs_the_visible_tests(tmp_p
     total = proc.stdout.strip().splitlines()[-2]
     got, best = total.removeprefix("Total: ").split(" / ")
     assert float(got) == float(best) > 0, proc.stdout
+    # The drills and the progress summary work without solutions/ (they read the reference copies),
+    # and a coding drill's starting point is the stub, not the answer.
+    from autograder.learner.drill import load_drills
+    drills = load_drills()
+    proc = subprocess.run([sys.executable, "-m", "autograder", "drill", "--list"], cwd=out,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and all(name in proc.stdout for name in drills), proc.stdout + proc.stderr
+    name = next(iter(drills))
+    proc = subprocess.run([sys.executable, "-m", "autograder", "drill", name], cwd=out,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "### BEGIN SOLUTION" not in proc.stdout, proc.stdout + proc.stderr
+    assert proc.stdout.count("raise NotImplementedError") == 1, proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "autograder", "progress"], cwd=out,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and CH3 in proc.stdout and "not checked yet" not in proc.stdout.split(CH3)[1].splitlines()[0], proc.stdout
 
 
 def test_a_pristine_release_is_not_learner_work(tmp_path):
-    from autograder.course import CHAPTERS_DIR
+    from autograder.paths import CHAPTERS_DIR
     assert learner_work(CHAPTERS_DIR / f"{CH3}.ipynb") is None
 
 

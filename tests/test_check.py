@@ -2,7 +2,7 @@
 import pytest
 
 from autograder import notebooks
-from autograder.check import format_report, run_check, with_instructor_tests
+from autograder.learner.check import format_report, run_check, with_instructor_tests
 from tests.helpers import CHAPTERS, hidden_blocks, meta, solution_nb, student_nb
 
 pytestmark = pytest.mark.slow
@@ -37,3 +37,22 @@ def test_deleted_test_cells_are_put_back():
     want = [meta(c)["grade_id"] for c in solution_nb(FIRST).cells if meta(c).get("grade")]
     got = [meta(c)["grade_id"] for c in restored.cells if meta(c).get("grade")]
     assert got == want
+
+
+def test_self_check_and_grading_run_the_same_preprocessors():
+    """`check` scores as `grade` does by construction: it runs the first part of the very list
+    nbgrader's Autograde runs (from the course's nbgrader_config.py); the rest only records
+    scores in the gradebook. The list is nbgrader's own default with Execute made resilient."""
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, Execute, SaveAutoGrades
+
+    from autograder.grading.pipeline import load_config
+    from autograder.grading.resilient_execute import ResilientExecute
+    from autograder.learner import check
+
+    autograde = list(load_config().Autograde.autograde_preprocessors)
+    assert list(check.PREPROCESSORS) == autograde[:len(check.PREPROCESSORS)]
+    assert autograde[len(check.PREPROCESSORS):] == [SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+    nbgrader_default = [ResilientExecute if p is Execute else p
+                        for p in Autograde.class_traits()["autograde_preprocessors"].default()]
+    assert autograde == nbgrader_default

@@ -6,7 +6,8 @@ import nbformat
 import pytest
 
 from autograder import notebooks
-from autograder.grade import find_submissions, grade
+from autograder.errors import CourseError
+from autograder.grading.grade import find_submissions, grade
 from tests.helpers import CHAPTERS, meta, solution_nb, student_nb
 
 pytestmark = pytest.mark.slow
@@ -62,7 +63,7 @@ def test_grade_a_class_of_chapter_one(tmp_path):
 
 def test_one_file_per_student_layout_needs_the_chapter(tmp_path):
     notebooks.write(student_nb(FIRST), tmp_path / "ana maria.ipynb")
-    with pytest.raises(SystemExit):
+    with pytest.raises(CourseError):
         find_submissions(tmp_path)
     (sub,) = find_submissions(tmp_path, FIRST)
     assert sub.student == "ana_maria" and sub.chapter == FIRST

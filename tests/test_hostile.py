@@ -16,8 +16,8 @@ import nbformat
 import pytest
 
 from autograder import notebooks
-from autograder.feedback import hidden_lines
-from autograder.sandbox import isolation_available
+from autograder.grading.feedback import hidden_lines
+from autograder.grading.sandbox import isolation_available
 from tests.helpers import meta, replace_solution, solution_nb, student_nb
 
 pytestmark = pytest.mark.slow
@@ -273,8 +273,8 @@ def test_no_feedback_page_shows_hidden_test_code(batch):
 
 
 def test_a_score_outside_the_range_is_an_error(batch):
-    from autograder.course import CourseDir
-    from autograder.grade import Submission, _collect
+    from autograder.grading.coursedir import CourseDir
+    from autograder.grading.grade import Submission, _collect
 
     course = CourseDir(batch["out"])
     with course.gradebook() as gb:
@@ -286,16 +286,17 @@ def test_a_score_outside_the_range_is_an_error(batch):
 
 
 def test_colliding_student_ids_are_an_error(tmp_path):
-    from autograder.grade import find_submissions
+    from autograder.errors import CourseError
+    from autograder.grading.grade import find_submissions
     for name in ("ana maria", "ana_maria"):
         (tmp_path / name).mkdir()
         notebooks.write(student_nb(CH3), tmp_path / name / f"{CH3}.ipynb")
-    with pytest.raises(SystemExit, match="collide"):
+    with pytest.raises(CourseError, match="collide"):
         find_submissions(tmp_path)
 
 
 def test_self_check_of_a_hang_shows_no_hidden_code(tmp_path):
-    from autograder.check import format_report, run_check
+    from autograder.learner.check import format_report, run_check
     path = tmp_path / f"{CH3}.ipynb"
     notebooks.write(replace_solution(solution_nb(CH3), "ex_acceptance_rate", SWALLOWER), path)
     outcomes, elapsed = run_check(path, timeout=8)

@@ -2,8 +2,8 @@
 import subprocess
 import sys
 
-from autograder.course import REPO_ROOT
-from autograder.learner import all_chapters
+from autograder.paths import REPO_ROOT
+from autograder.learner.learn import all_chapters
 from tests.helpers import CHAPTERS
 
 

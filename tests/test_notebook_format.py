@@ -4,7 +4,7 @@ import re
 import pytest
 
 from autograder import notebooks
-from autograder.course import CHAPTERS_DIR, SOLUTIONS_DIR
+from autograder.paths import CHAPTERS_DIR, SOLUTIONS_DIR
 from tests.helpers import CHAPTERS, hidden_blocks, meta, solution_nb, student_nb
 
 

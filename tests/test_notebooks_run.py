@@ -1,8 +1,8 @@
 """Every solution notebook runs top to bottom; every student notebook fails only in its test cells."""
 import pytest
 
-from autograder.execute import execute
-from autograder.course import CHAPTERS_DIR, SOLUTIONS_DIR
+from autograder.authoring.execute import execute
+from autograder.paths import CHAPTERS_DIR, SOLUTIONS_DIR
 from tests.helpers import CHAPTERS, meta
 
 pytestmark = pytest.mark.slow

@@ -13,9 +13,9 @@ import pytest
 
 from autograder import progress
 from autograder.__main__ import main
-from autograder import check
-from autograder.course import CHAPTERS_DIR, REPO_ROOT
-from autograder.drill import load_drills
+from autograder.learner import check
+from autograder.paths import CHAPTERS_DIR, REPO_ROOT
+from autograder.learner.drill import load_drills
 
 RIGHT = '''def trim_block_table(table, free, length, new_length, block_size):
     if not 0 <= new_length <= length <= len(table) * block_size:

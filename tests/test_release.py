@@ -1,8 +1,8 @@
 """`python -m autograder release` reproduces chapters/ byte for byte."""
 import pytest
 
-from autograder.course import CHAPTERS_DIR
-from autograder.release import release
+from autograder.paths import CHAPTERS_DIR
+from autograder.authoring.release import release
 from tests.helpers import CHAPTERS
 
 pytestmark = pytest.mark.slow

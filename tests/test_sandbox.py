@@ -6,11 +6,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from autograder import sandbox
-from autograder.course import kernel_environment
+from autograder.grading import sandbox
+from autograder.grading.environment import kernel_environment
 from autograder.integrity import restore
-from autograder.resilient_execute import cap_outputs
-from autograder.review import suspicious_lines
+from autograder.grading.outputs import cap_outputs
+from autograder.grading.review import suspicious_lines
 
 needs_bwrap = pytest.mark.skipif(not sandbox.isolation_available(), reason="bubblewrap is not installed")
 
@@ -103,7 +103,7 @@ def test_suspicious_lines_are_flagged_and_ordinary_code_is_not():
 
 def test_a_course_checked_out_under_tmp_stays_visible_read_only(monkeypatch):
     """CI may clone the course under /tmp; the kernel's private /tmp must not hide it."""
-    from autograder import sandbox
+    from autograder.grading import sandbox
     repo = "/tmp/some-clone"
     monkeypatch.setattr(sandbox, "_must_stay_visible", lambda: [sandbox.Path(repo)])
     cmd = sandbox.bwrap_command(["python"], "/tmp/work", sandbox.SandboxPolicy(hide=[]), bwrap="bwrap")

@@ -13,7 +13,7 @@ import importlib
 import pytest
 
 from autograder import notebooks
-from autograder.grade import find_submissions, grade
+from autograder.grading.grade import find_submissions, grade
 from tests.helpers import CHAPTERS, replace_solution, solution_nb
 from tests.power import exercise_tests, graded_cells, run_power
 

@@ -14,15 +14,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .course import CHAPTERS_DIR, LEARNER_DIR, REFERENCE_DIR, resolve_chapter
+from ..paths import LEARNER_DIR, resolve_chapter, student_chapter_names, student_notebook_path
 
 
 def learn(chapter: str, dest_dir: Path = LEARNER_DIR) -> tuple[Path, bool]:
     """Copy the student notebook of `chapter` into `dest_dir`; return (path, copied?)."""
     name = resolve_chapter(chapter)
-    source = CHAPTERS_DIR / f"{name}.ipynb"
-    if not source.exists():
-        source = REFERENCE_DIR / f"{name}.ipynb"
+    source = student_notebook_path(name)
     dest = Path(dest_dir) / f"{name}.ipynb"
     if dest.exists():
         return dest, False
@@ -33,8 +31,7 @@ def learn(chapter: str, dest_dir: Path = LEARNER_DIR) -> tuple[Path, bool]:
 
 def all_chapters() -> list[str]:
     """Every chapter a learner can copy (from chapters/, or the bundle's reference copies)."""
-    names = {p.stem for d in (CHAPTERS_DIR, REFERENCE_DIR) for p in Path(d).glob("[0-9][0-9]_*.ipynb")}
-    return sorted(names)
+    return student_chapter_names()
 
 
 def main(args) -> int:

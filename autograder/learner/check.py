@@ -4,8 +4,11 @@ Runs your notebook top to bottom on a copy, with the instructor's test cells (vi
 and hidden tests) in place of the test cells in your copy, and prints a report per
 exercise: points, and for each failing test the message it raised, with the traceback
 cut at your own code. The hidden tests' code is never printed, only their messages. Your
-file is not modified. It runs in the grader's own sandboxed, guarded executor, so it
-scores exactly as grading does.
+file is not modified. It runs the grader's own list of preprocessors
+(`autograder.grading.pipeline.SCORE_PREPROCESSORS`: the sandboxed, guarded executor, then
+nbgrader's `IgnorePattern`, `ClearMetadataPreprocessor` and `LimitOutput`) with the grader's
+configuration, so it scores as grading does by construction; only the source of the test
+cells differs (`with_instructor_tests`).
 
 In a student bundle (`python -m autograder bundle`, what a class receives) there are no
 hidden tests: the self-check runs the visible ones and says the hidden ones run at grading.
@@ -23,12 +26,18 @@ from pathlib import Path
 
 import nbformat
 
-from . import notebooks
-from .course import QUIET_KERNEL, chapter_names, in_bundle, kernel_environment, reference_notebook_path, resolve_chapter
-from .feedback import notebook_hidden_lines, scrub
-from .grade import sanitize
-from .notebooks import nbgrader_meta
-from .resilient_execute import ResilientExecute
+from .. import notebooks
+from ..errors import CourseError
+from ..grading.environment import kernel_environment
+from ..grading.feedback import notebook_hidden_lines, scrub
+from ..grading.pipeline import SCORE_PREPROCESSORS
+from ..grading.settings import GradingSettings
+from ..grading.submissions import sanitize
+from ..notebooks import nbgrader_meta
+from ..paths import chapter_names, in_bundle, reference_notebook_path, resolve_chapter
+
+# What runs on the notebook once its test cells are the instructor's: grading's own list.
+PREPROCESSORS = tuple(SCORE_PREPROCESSORS)
 
 BUNDLE_NOTE = ("This self-check ran the visible tests only; the hidden tests run when your work is graded, "
                "so full marks here are necessary, not sufficient.")
@@ -81,7 +90,7 @@ def identify_chapter(path: Path, learner: nbformat.NotebookNode) -> str:
     (so a renamed copy such as `my_try.ipynb` still works)."""
     try:
         return resolve_chapter(path.stem)
-    except SystemExit:
+    except CourseError:
         pass
     ids = {nbgrader_meta(c).get("grade_id") for c in learner.cells} - {None}
     best, best_overlap = None, 0
@@ -91,7 +100,7 @@ def identify_chapter(path: Path, learner: nbformat.NotebookNode) -> str:
         if overlap > best_overlap:
             best, best_overlap = name, overlap
     if best is None:
-        raise SystemExit(f"{path} has no exercises of any chapter; is it a course notebook?")
+        raise CourseError(f"{path} has no exercises of any chapter; is it a course notebook?")
     return best
 
 
@@ -110,8 +119,15 @@ def _failure_message(cell) -> str:
     return ""
 
 
+def self_check_settings(timeout: int = 120) -> GradingSettings:
+    """The grading settings of a self-check: a learner's own machine, so nothing to warn about."""
+    return GradingSettings(cell_timeout=timeout, warn_unisolated=False)
+
+
 def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]:
     from nbgrader.utils import determine_grade
+
+    from ..grading.pipeline import load_config, run_preprocessors
 
     path = Path(path)
     learner = notebooks.read(path)
@@ -122,13 +138,11 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
     hidden = notebook_hidden_lines(solution)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="course-check-") as tmp:
-        # The grader's own executor (sandbox, guarded test cells, timeouts, restarts after a
-        # hang or a crash), so the self-check scores exactly as grading does.
-        executor = ResilientExecute(timeout=timeout, kernel_name="python3", extra_arguments=QUIET_KERNEL,
-                                    allow_errors=True, interrupt_on_timeout=True,
-                                    warn_unisolated=False)    # a learner's own machine: nothing to protect
+        # The grader's own preprocessors and configuration (sandbox, guarded test cells, timeouts,
+        # restarts after a hang or a crash, ignored stderr patterns, capped output).
+        config = load_config(self_check_settings(timeout))
         with kernel_environment():
-            nb, _ = executor.preprocess(nb, {"metadata": {"path": tmp}})
+            nb, _ = run_preprocessors(nb, {"metadata": {"path": tmp}}, config, PREPROCESSORS)
     elapsed = time.perf_counter() - start
     scrub(nb, hidden)             # no hidden test code in what we print, whatever printed it
     outcomes = []
@@ -165,12 +179,12 @@ def format_report(outcomes: list[TestOutcome], elapsed: float, name: str) -> str
 
 def _record(path: Path, outcomes: list[TestOutcome]) -> None:
     """Add the result to the learner's progress log, next to the notebook (`python -m autograder progress`)."""
-    from . import progress
+    from .. import progress
 
     try:
         chapter = identify_chapter(path, notebooks.read(path))
         progress.record_check(chapter, outcomes, progress.log_for_notebook(path))
-    except (OSError, SystemExit):
+    except (OSError, CourseError):
         pass                     # a read-only folder must not break the self-check
 
 

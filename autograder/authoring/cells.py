@@ -1,6 +1,6 @@
 """Building blocks for writing solution notebooks with the right nbgrader metadata.
 
-The solution notebooks in `solutions/` are the single source of the course; the student
+The solution notebooks (`python -m autograder release` input) are the single source of the course; the student
 notebooks in `chapters/` are generated from them by `python -m autograder release`.
 Authors can edit the `.ipynb` files in JupyterLab (with nbgrader's "Create Assignment"
 toolbar) or build cells in Python with these helpers:
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import nbformat
 
-from .notebooks import new_code, new_markdown
+from ..notebooks import new_code, new_markdown
 
 SCHEMA_VERSION = 3
 

@@ -1,6 +1,6 @@
 """Class-scale grading benchmark: time to grade N whole-course submissions, parallel vs serial.
 
-    from autograder.bench import grading_benchmark, format_benchmark
+    from bench import grading_benchmark, format_benchmark      # from benchmarks/ (python benchmarks/run.py --class-size N)
     print(format_benchmark(grading_benchmark(40)))
 
 Every student submits every chapter's solution notebook (so each must get full marks).
@@ -10,13 +10,12 @@ time, in which case the serial time is scaled to N and marked as estimated).
 """
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from pathlib import Path
 
-from . import notebooks
-from .course import SOLUTIONS_DIR, chapter_names
+from autograder import notebooks
+from autograder.paths import chapter_names, solution_notebook
 
 
 def _class_folder(root: Path, n_students: int, chapters: list[str]) -> Path:
@@ -25,7 +24,7 @@ def _class_folder(root: Path, n_students: int, chapters: list[str]) -> Path:
         folder = subs / f"student{i:03d}"
         folder.mkdir(parents=True)
         for name in chapters:
-            notebooks.write(notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb"), folder / f"{name}.ipynb")
+            notebooks.write(notebooks.read(solution_notebook(name)), folder / f"{name}.ipynb")
     return subs
 
 
@@ -35,10 +34,11 @@ def grading_benchmark(n_students: int = 40, jobs: int | None = None, serial_stud
 
     Keys: students, chapters, jobs, parallel_s, serial_s, serial_estimated (True if the serial
     time was scaled from `serial_students`), ratio (serial_s / parallel_s), all_full_marks."""
-    from .grade import find_submissions, grade
+    from autograder.grading.grade import find_submissions, grade
+    from autograder.grading.settings import GradingSettings
 
     chapters = chapters or chapter_names()
-    jobs = jobs or os.cpu_count() or 1
+    jobs = GradingSettings(jobs=jobs).parallel(n_students * len(chapters))     # what grade() will use
     serial_students = min(serial_students or n_students, n_students)
     with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
         subs = _class_folder(Path(tmp), n_students, chapters)

@@ -26,7 +26,7 @@ import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from .notebooks import nbgrader_meta
+from ..notebooks import nbgrader_meta
 
 _HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*", re.S)
 _BLOCK = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.S)

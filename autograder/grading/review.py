@@ -38,7 +38,7 @@ def suspicious_lines(source: str) -> list[str]:
 
 def review_notebook(nb) -> list[str]:
     """'cell: line N: text' for the student's own code cells of a notebook (not the locked ones)."""
-    from .notebooks import nbgrader_meta
+    from ..notebooks import nbgrader_meta
 
     notes = []
     for index, cell in enumerate(nb.cells):

@@ -16,14 +16,15 @@ c.ClearSolutions.code_stub = {
 }
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# Hidden tests live between these markers in solutions/ and are restored at grading.
+# Hidden tests live between these markers in the solution notebooks and are restored at grading.
 c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
 c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
 
 # Grading must survive any student code: a cell that runs too long is interrupted
 # and counted as failed, the kernel is restarted after a crash, and test cells a
 # student deleted are put back from the instructor's copy.
-c.Execute.timeout = 120
+# The timeout per cell, the memory and CPU limits and the folders hidden from student code are
+# the grading settings (autograder/grading/settings.py; `grade --timeout/--memory` set them).
 c.Execute.interrupt_on_timeout = True
 c.Execute.allow_errors = True
 c.Execute.execute_retries = 1
@@ -32,15 +33,13 @@ c.OverwriteCells.add_missing_cells = True
 
 # Student code runs in a sandboxed kernel (bubblewrap; loud fallback without it), the test
 # cells are protected from it, and a cell that hangs or kills the kernel costs only its own
-# exercise: the grader starts a fresh kernel and grades the rest (autograder/resilient_execute.py).
-from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern,  # noqa: E402
-                                    LimitOutput, SaveAutoGrades)
+# exercise: the grader starts a fresh kernel and grades the rest (autograder/grading/resilient_execute.py).
+# The list is declared once (autograder/grading/pipeline.py): the self-check runs its first part.
+from autograder.grading.pipeline import AUTOGRADE_PREPROCESSORS  # noqa: E402
+from autograder.grading.settings import GradingSettings  # noqa: E402
 
-from autograder.resilient_execute import ResilientExecute  # noqa: E402
-
-c.Autograde.autograde_preprocessors = [ResilientExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+c.Autograde.autograde_preprocessors = list(AUTOGRADE_PREPROCESSORS)
+c.ResilientExecute.settings = GradingSettings()
 c.Autograde.create_student = True
 
 # Chapters are self-contained; no header/footer notebooks, no late penalties.
@@ -57,6 +56,6 @@ c.LimitOutput.max_traceback = 60
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor  # noqa: E402
 from nbgrader.preprocessors import GetGrades  # noqa: E402
 
-from autograder.feedback import HideHiddenTests  # noqa: E402
+from autograder.grading.feedback import HideHiddenTests  # noqa: E402
 
 c.GenerateFeedback.preprocessors = [HideHiddenTests, GetGrades, CSSHTMLHeaderPreprocessor]

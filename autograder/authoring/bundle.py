@@ -4,7 +4,7 @@ OUT gets the student notebooks (`chapters/`, freshly released: stubs, visible te
 only), the course library (`specdec/`, `widgets/`), the course commands (`autograder/`,
 with `autograder/reference/` holding the student notebooks the self-check takes its
 tests from), and the files to install it (`pyproject.toml`, `constraints.txt`,
-`environment.yml`, `course`, `README.md`). It has no `solutions/`, no `tests/`, no git
+`environment.yml`, `course`, `README.md`). It has no solution notebooks, no `tests/`, no git
 history, and no line of hidden test code anywhere: the bundle is checked for that before
 the command returns. In the bundle, `python -m autograder check` runs the visible tests
 and says that the hidden ones run when the work is graded.
@@ -14,14 +14,16 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from . import notebooks
-from .course import REPO_ROOT, SOLUTIONS_DIR, chapter_names
-from .feedback import hidden_lines
+from .. import notebooks
+from ..errors import CourseError
+from ..paths import BUNDLE_FILES, BUNDLE_PACKAGES, REFERENCE_DIR, REPO_ROOT, SOLUTIONS_DIR, BundleLayout, chapter_names, \
+    solution_notebook
+from ..grading.feedback import hidden_lines
 from .release import release
 
-PACKAGES = ("specdec", "widgets", "autograder")
-FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "course", "README.md", ".gitignore")
-_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "reference")
+PACKAGES = BUNDLE_PACKAGES
+FILES = BUNDLE_FILES
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", REFERENCE_DIR.name)
 
 
 def _lines(path: Path) -> set[str]:
@@ -55,9 +57,10 @@ def build_bundle(out: Path) -> Path:
     """Write the student bundle into `out` (a new folder); return it."""
     out = Path(out).resolve()
     if out.exists():
-        raise SystemExit(f"{out} exists; give a new folder")
+        raise CourseError(f"{out} exists; give a new folder")
     if not SOLUTIONS_DIR.is_dir():
-        raise SystemExit("bundle needs the instructor's course (solutions/ is missing)")
+        raise CourseError(f"bundle needs the instructor's course ({SOLUTIONS_DIR.name}/ is missing)")
+    layout = BundleLayout(out)
     out.mkdir(parents=True)
     for package in PACKAGES:
         if (REPO_ROOT / package).is_dir():
@@ -65,25 +68,25 @@ def build_bundle(out: Path) -> Path:
     for name in FILES:
         if (REPO_ROOT / name).exists():
             shutil.copy2(REPO_ROOT / name, out / name)
-    release(out_dir=out / "chapters", force=True)
-    shutil.copytree(out / "chapters", out / "autograder" / "reference")
+    release(out_dir=layout.chapters_dir, force=True)
+    shutil.copytree(layout.chapters_dir, layout.reference_dir)
     hidden: set[str] = set()
     visible: set[str] = set()           # a line a student notebook shows anyway reveals nothing
     for name in chapter_names():
-        nb = notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb")
+        nb = notebooks.read(solution_notebook(name))
         hidden |= hidden_lines(c.source for c in nb.cells if c.cell_type == "code")
-        visible |= {ln.strip() for c in notebooks.read(out / "chapters" / f"{name}.ipynb").cells
+        visible |= {ln.strip() for c in notebooks.read(layout.chapter(name)).cells
                     for ln in c.source.splitlines()}
     found = leaks(out, hidden - visible)
     if found:
         shutil.rmtree(out)
-        raise SystemExit("hidden test code would leak into the bundle:\n  " + "\n  ".join(found[:20]))
+        raise CourseError("hidden test code would leak into the bundle:\n  " + "\n  ".join(found[:20]))
     return out
 
 
 def main(args) -> int:
     out = build_bundle(Path(args.out))
-    print(f"student bundle written to {out}: {len(list((out / 'chapters').glob('*.ipynb')))} chapters, "
+    print(f"student bundle written to {out}: {len(list(BundleLayout(out).chapters_dir.glob('*.ipynb')))} chapters, "
           f"no solutions, no hidden tests.\nLearners install it with `./course setup`, copy a chapter to "
           f"work on with `python -m autograder learn 01`, and self-check with `python -m autograder check`.")
     return 0

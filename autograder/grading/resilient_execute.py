@@ -1,7 +1,8 @@
 """nbgrader's Execute preprocessor, made to survive (and contain) any student notebook.
 
-Used by `grade` (through `nbgrader_config.py`) and by the learner's self-check, so both
-score a notebook the same way:
+Used by `grade` (through `nbgrader_config.py`) and by the learner's self-check, both through
+the one list in `pipeline.py`, so both score a notebook the same way. Its limits come from
+`GradingSettings` (the `settings` trait):
 
 * **Sandbox.** Each kernel runs in a bubblewrap sandbox with memory and CPU limits
   (`sandbox.SandboxedKernelManager`); without bubblewrap it says loudly that it is not
@@ -10,7 +11,9 @@ score a notebook the same way:
   kernel is repaired: IPython's input/AST transformers and event hooks, the test helpers,
   numpy and the names the instructor's cells defined are put back (`integrity`). During
   a test, what the student's code writes to stderr is shown on stdout, never fatal. What
-  had to be repaired is kept in `self.repairs` for the grader's review column.
+  had to be repaired, and every timeout and crash, is kept as data in an `ExecutionRecord`
+  (`self.record`, and `take_records()` for the grading worker), which the grader puts in
+  the notes and review columns.
 * **Timeouts are timeouts.** A cell that runs past the limit is interrupted and gets a
   `TimeoutError` output (not `KeyboardInterrupt`); later test cells of the same exercise
   fail at once instead of each waiting for the limit again.
@@ -27,14 +30,17 @@ from __future__ import annotations
 import ast
 import copy
 import time
+from dataclasses import dataclass, field, replace
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Integer, List
+from traitlets import Bool, Instance, Integer
 
-from .notebooks import nbgrader_meta
-from .sandbox import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, SandboxedKernelManager, SandboxPolicy, default_hidden
+from ..notebooks import nbgrader_meta
+from .outputs import cap_outputs, error_output
+from .sandbox import SandboxedKernelManager, default_hidden
+from .settings import GradingSettings
 
 _INTEGRITY = "__import__('autograder.integrity', fromlist=['_'])."
 STDERR_RULE = ("Note: this test cell wrote to stderr, and a test cell with output on stderr scores 0 "
@@ -42,62 +48,31 @@ STDERR_RULE = ("Note: this test cell wrote to stderr, and a test cell with outpu
                "you; this came from below Python (a library printing directly) or from the test itself.")
 
 
-def error_output(ename: str, evalue: str) -> NotebookNode:
-    return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+@dataclass
+class ExecutionRecord:
+    """What happened while one notebook ran: one line per incident (a timeout, a dead kernel, a
+    repaired test environment), the repairs per cell, and why the run failed (if it did)."""
+
+    incidents: list[str] = field(default_factory=list)
+    repairs: list[tuple[str, list[str]]] = field(default_factory=list)     # (cell, what was undone)
+    failure: str | None = None
 
 
-def _text_size(output) -> int:
-    if output.get("output_type") == "stream":
-        return len(output.get("text", "").encode())
-    if output.get("output_type") == "error":
-        return sum(len(t.encode()) for t in output.get("traceback", [])) + len(str(output.get("evalue", "")))
-    return sum(len(str(v).encode()) for v in output.get("data", {}).values())
+_RECORDS: list[ExecutionRecord] = []
 
 
-def _shorten(text: str, limit: int) -> str:
-    raw = text.encode()
-    if len(raw) <= limit:
-        return text
-    head = raw[: limit // 2].decode(errors="ignore")
-    tail = raw[-limit // 4:].decode(errors="ignore")
-    return f"{head}\n\n... [{len(raw) - len(head.encode()) - len(tail.encode()):,} bytes of output cut] ...\n\n{tail}"
-
-
-def cap_outputs(cell, limit: int) -> None:
-    """Keep a cell's outputs under `limit` bytes: long text keeps its start and end, extra outputs go."""
-    kept, used = [], 0
-    for output in cell.get("outputs", []):
-        size = _text_size(output)
-        room = limit - used
-        if size <= room:
-            kept.append(output)
-            used += size
-            continue
-        if output.get("output_type") == "stream" and room > 1000:
-            output["text"] = _shorten(output["text"], room - 200)
-            kept.append(output)
-            used = limit
-        elif output.get("output_type") == "error":
-            output["traceback"] = [_shorten("\n".join(output.get("traceback", [])), max(room, 2000))]
-            kept.append(output)
-            used = limit
-        else:
-            dropped = NotebookNode(output_type="stream", name="stdout",
-                                   text=f"\n... [more output cut: over {limit:,} bytes in one cell] ...\n")
-            if not kept or kept[-1].get("text") != dropped.text:
-                kept.append(dropped)
-    cell["outputs"] = kept
+def take_records() -> list[ExecutionRecord]:
+    """The records of the notebooks executed in this process since the last call (oldest first)."""
+    out = list(_RECORDS)
+    _RECORDS.clear()
+    return out
 
 
 class ResilientExecute(Execute):
     """Execute every cell in a sandboxed, guarded kernel; see the module docstring."""
 
+    settings = Instance(GradingSettings, args=(), help="timeout, limits, hidden folders, isolation").tag(config=True)
     sandbox = Bool(True, help="run kernels in a bubblewrap sandbox (falls back loudly)").tag(config=True)
-    hide = List([], help="extra folders hidden from student code (grading output, submissions)").tag(config=True)
-    memory_bytes = Integer(DEFAULT_MEMORY_BYTES, help="address-space limit of a kernel").tag(config=True)
-    cpu_seconds = Integer(DEFAULT_CPU_SECONDS, help="CPU-time limit of a kernel").tag(config=True)
-    require_isolation = Bool(False, help="fail instead of running without bubblewrap").tag(config=True)
-    warn_unisolated = Bool(True, help="warn loudly when bubblewrap is missing").tag(config=True)
     guard = Bool(True, help="repair the kernel before each locked cell (integrity)").tag(config=True)
     max_restarts = Integer(3, help="fresh kernels per notebook after a hang or a crash").tag(config=True)
     max_cell_output_bytes = Integer(100_000, help="output kept per cell, in bytes").tag(config=True)
@@ -106,9 +81,7 @@ class ResilientExecute(Execute):
     def create_kernel_manager(self):
         if not self.sandbox:
             return super().create_kernel_manager()
-        policy = SandboxPolicy(hide=default_hidden() + list(self.hide), memory_bytes=self.memory_bytes,
-                               cpu_seconds=self.cpu_seconds, require=self.require_isolation,
-                               warn=self.warn_unisolated)
+        policy = replace(self.settings, hide=(*default_hidden(), *self.settings.hide))
         manager_class = type("GradingKernelManager", (SandboxedKernelManager,), {"policy": policy})
         self.km = manager_class(kernel_name=self.kernel_name or "python3", config=self.config)
         return self.km
@@ -201,7 +174,7 @@ class ResilientExecute(Execute):
             self._kernel_eval(_INTEGRITY + "after_locked()")
         if repairs:
             name = meta.get("grade_id", f"cell {index}")
-            self.repairs.append((name, repairs))
+            self.record.repairs.append((name, repairs))
         return result, repairs
 
     # ---- notebook and cells --------------------------------------------------------------
@@ -212,15 +185,28 @@ class ResilientExecute(Execute):
         self._timed_out_exercises: dict[str, int] = {}
         self._exercise: str | None = None
         self._guard_installed = False
-        self.repairs: list[tuple[str, list[str]]] = []
-        self.incidents: list[str] = []
+        self.timeout = self.settings.cell_timeout
+        self.record = ExecutionRecord()
+        _RECORDS.append(self.record)
         try:
             return super().preprocess(nb, resources, km)
-        except DeadKernelError:
+        except DeadKernelError as exc:
             # Raised again while shutting a dead kernel down: the cells are already marked.
             if not (self._bad_cells or self._gave_up):
+                self.record.failure = f"{type(exc).__name__}: {str(exc)[:200]}"
                 raise
             return self.nb, self.resources
+        except Exception as exc:
+            self.record.failure = f"{type(exc).__name__}: {str(exc)[:200]}"
+            raise
+
+    def _incident(self, cell, text: str) -> None:
+        self.record.incidents.append(f"{nbgrader_meta(cell).get('grade_id', 'a cell')}: {text}")
+
+    def _failed(self, cell, ename: str, evalue: str) -> NotebookNode:
+        """An error output for `cell`, recorded as an incident."""
+        self._incident(cell, f"{ename}: {evalue[:160]}")
+        return error_output(ename, evalue)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
@@ -229,16 +215,16 @@ class ResilientExecute(Execute):
         if meta.get("solution"):
             self._exercise = meta.get("grade_id")
         if self._gave_up:
-            cell.outputs = [error_output("KernelDied", self._gave_up)]
+            cell.outputs = [self._failed(cell, "KernelDied", self._gave_up)]
             return cell, self.resources
         if meta.get("grade") and self._exercise in self._timed_out_exercises:
-            cell.outputs = [error_output("TimeoutError", (
+            cell.outputs = [self._failed(cell, "TimeoutError", (
                 f"not run: an earlier cell of this exercise ({self._exercise}) ran past the {self.timeout} s "
                 f"limit, so this test would too; it scores 0 without waiting"))]
             return cell, self.resources
         self._timed_out_now = False
         unresponsive = False
-        repairs = []
+        repairs, timed_out = [], None
         try:
             (cell, resources), repairs = self._guarded(
                 cell, index, lambda: Execute.preprocess_cell(self, cell, resources, index))
@@ -246,8 +232,7 @@ class ResilientExecute(Execute):
             unresponsive = True                # interrupted, but it kept running (interrupts ignored)
         except DeadKernelError:
             self._bad_cells.add(index)
-            self.incidents.append(f"cell {index} killed the kernel")
-            cell.outputs.append(error_output("KernelDied", "this cell killed the Python kernel (os._exit, a crash, "
+            cell.outputs.append(self._failed(cell, "KernelDied", "this cell killed the Python kernel (os._exit, a crash, "
                                                            "or running out of memory); the grader started a new "
                                                            "kernel and graded the rest"))
             self._restart_and_replay(index)
@@ -255,19 +240,22 @@ class ResilientExecute(Execute):
         if self._timed_out_now or unresponsive:
             self._bad_cells.add(index)
             self._timed_out_exercises.setdefault(self._exercise or f"cell {index}", index)
-            self.incidents.append(f"cell {index} timed out")
             cell.outputs = [o for o in cell.get("outputs", []) if not (
                 o.get("output_type") == "error" and o.get("ename") in ("KeyboardInterrupt", "CellTimeoutError"))]
             how = ("; it ignored the interrupt, so the grader started a new kernel and graded the rest"
                    if unresponsive else "")
-            cell.outputs.append(error_output("TimeoutError", f"this cell ran longer than the {self.timeout} s "
-                                                             f"limit and was stopped{how}"))
+            timed_out = error_output("TimeoutError", f"this cell ran longer than the {self.timeout} s "
+                                                     f"limit and was stopped{how}")
+            cell.outputs.append(timed_out)
             if unresponsive or self._kernel_eval("1", timeout=10) is None:
                 self._restart_and_replay(index)
         if repairs:
-            cell.outputs.insert(0, NotebookNode(output_type="stream", name="stdout", text=(
-                "Before this cell the grader undid changes made to the test environment:\n  - "
-                + "\n  - ".join(repairs[:10]) + "\n")))
+            text = ("Before this cell the grader undid changes made to the test environment:\n  - "
+                    + "\n  - ".join(repairs[:10]) + "\n")
+            cell.outputs.insert(0, NotebookNode(output_type="stream", name="stdout", text=text))
+            self._incident(cell, " ".join(text.split())[:300])
+        if timed_out is not None:
+            self._incident(cell, f"{timed_out.ename}: {timed_out.evalue[:160]}")
         if meta.get("grade") and any(o.get("output_type") == "stream" and o.get("name") == "stderr"
                                      for o in cell.outputs) \
                 and not any(o.get("output_type") == "error" for o in cell.outputs):

@@ -1,4 +1,4 @@
-"""`python -m autograder release`: regenerate the student notebooks from `solutions/`.
+"""`python -m autograder release`: regenerate the student notebooks from the solution notebooks.
 
 For every solution notebook, nbgrader's `generate_assignment` replaces solution bodies
 with the stub, removes hidden tests, locks test cells and records checksums; we then
@@ -15,9 +15,12 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from . import notebooks
-from .course import CHAPTERS_DIR, SOLUTIONS_DIR, CourseDir, chapter_names, write_normalized
-from .notebooks import nbgrader_meta
+from .. import notebooks
+from ..errors import CourseError
+from ..grading.coursedir import CourseDir
+from ..notebooks import write_normalized
+from ..paths import CHAPTERS_DIR, REPO_ROOT, SOLUTIONS_DIR, chapter_names, chapter_notebook, solution_notebook
+from ..notebooks import nbgrader_meta
 
 STUB_MARK = "raise NotImplementedError(\"Replace this line with your solution."
 
@@ -37,7 +40,7 @@ def learner_work(path: Path) -> str | None:
     return None
 
 
-class LearnerWorkError(SystemExit):
+class LearnerWorkError(CourseError):
     pass
 
 
@@ -45,7 +48,7 @@ def normalize_solutions(solutions_dir: Path = SOLUTIONS_DIR) -> list[str]:
     """Rewrite solution notebooks in normalized form; return the names that changed."""
     changed = []
     for name in chapter_names(solutions_dir):
-        path = solutions_dir / f"{name}.ipynb"
+        path = solution_notebook(name, solutions_dir)
         if write_normalized(path, path):
             changed.append(name)
     return changed
@@ -61,7 +64,7 @@ def release(chapters: list[str] | None = None, out_dir: Path = CHAPTERS_DIR,
     with tempfile.TemporaryDirectory(prefix="course-release-") as tmp:
         course = CourseDir.create(Path(tmp), names, solutions_dir)
         for name in names:
-            dest = Path(out_dir) / f"{name}.ipynb"
+            dest = chapter_notebook(name, out_dir)
             why = None if force or not dest.exists() else learner_work(dest)
             if why:
                 kept.append((name, why))
@@ -88,11 +91,11 @@ def stale_chapters(out_dir: Path = CHAPTERS_DIR) -> list[str]:
 def main(args) -> int:
     changed = normalize_solutions()
     for name in changed:
-        print(f"normalized solutions/{name}.ipynb")
+        print(f"normalized {solution_notebook(name).relative_to(REPO_ROOT)}")
     results = release(args.chapters or None, force=getattr(args, "force", False))
     for name, did_change in results.items():
-        print(f"{'updated ' if did_change else 'unchanged'} chapters/{name}.ipynb")
+        print(f"{'updated ' if did_change else 'unchanged'} {chapter_notebook(name).relative_to(REPO_ROOT)}")
     for name in stale_chapters():
-        print(f"warning: chapters/{name}.ipynb has no solution notebook; delete it")
+        print(f"warning: {chapter_notebook(name).relative_to(REPO_ROOT)} has no solution notebook; delete it")
     return 0
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from . import notebooks
-from .course import QUIET_KERNEL, kernel_environment
+from .. import notebooks
+from ..grading.environment import QUIET_KERNEL, kernel_environment
 
 
 @dataclass

@@ -21,7 +21,7 @@ falls back to an ordinary kernel with the same limits and says loudly, once per 
 that student code is NOT isolated from the grader. See the README's instructor section
 for the threat model and the container alternative.
 
-    >>> policy = SandboxPolicy(hide=["/etc"], memory_bytes=2**30, cpu_seconds=60)
+    >>> policy = SandboxPolicy(hide=["/etc"], memory_bytes=2**30, cpu_seconds=60)   # a GradingSettings
     >>> cmd = bwrap_command(["python", "-m", "ipykernel_launcher"], "/tmp/w", policy, bwrap="bwrap")
     >>> cmd[:3], "--unshare-all" in cmd, cmd[cmd.index("/etc") - 1]
     (['bwrap', '--ro-bind', '/'], True, '--tmpfs')
@@ -35,15 +35,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from jupyter_client import AsyncKernelManager
 
-from .course import REPO_ROOT
-
-DEFAULT_MEMORY_BYTES = 8 * 2**30      # data-memory limit of a kernel (numpy, scipy, matplotlib fit easily)
-DEFAULT_CPU_SECONDS = 3600            # CPU time for one notebook (all its cells together)
+from ..paths import REPO_ROOT, hidden_from_student_code
+from .settings import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, GradingSettings  # noqa: F401
 NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code runs with the grader's own "
                 "permissions: it could read or change the gradebook, other submissions and the grading "
                 "output. Install it (apt-get install bubblewrap) or grade inside a throwaway container; "
@@ -59,20 +56,14 @@ _LIMITS = ("import os, resource, sys\n"
            "os.execv(sys.argv[3], sys.argv[3:])\n")
 
 
-@dataclass
-class SandboxPolicy:
-    """What a sandboxed kernel may see and use."""
-
-    hide: list = field(default_factory=list)          # folders replaced by an empty tmpfs
-    memory_bytes: int = DEFAULT_MEMORY_BYTES
-    cpu_seconds: int = DEFAULT_CPU_SECONDS
-    require: bool = False                             # refuse to run without bubblewrap
-    warn: bool = True                                 # say loudly when not isolated (grading, not self-check)
+# What a sandboxed kernel may see and use is the grading settings themselves (hide, memory_bytes,
+# cpu_seconds, require_isolation, warn_unisolated): the sandbox reads no other configuration.
+SandboxPolicy = GradingSettings
 
 
 def default_hidden() -> list[str]:
     """Folders no student code needs: the instructor's solutions, the git history, the home folder."""
-    out = [str(REPO_ROOT / "solutions"), str(REPO_ROOT / ".git")]
+    out = [str(p) for p in hidden_from_student_code()]
     home = os.path.expanduser("~")
     if home not in ("/", "") and Path(home).is_dir():
         out.append(home)
@@ -132,7 +123,7 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
     for h in hidden:
         args += ["--tmpfs", str(h)]
     # Bring back, read-only, what the kernel needs that a hidden folder covered (a venv in $HOME),
-    # then hide again what lies inside it (solutions/ inside a repository under $HOME).
+    # then hide again what lies inside it (the solution notebooks inside a repository under $HOME).
     kept = [k for k in _must_stay_visible() if any(h == k or h in k.parents for h in hidden)]
     for k in kept:
         args += ["--ro-bind", str(k), str(k)]
@@ -197,9 +188,9 @@ class SandboxedKernelManager(AsyncKernelManager):
     def format_kernel_cmd(self, extra_arguments=None):
         cmd = limited(super().format_kernel_cmd(extra_arguments), self.policy)
         if not self.isolated:
-            if self.policy.require:
+            if self.policy.require_isolation:
                 raise RuntimeError("isolation required but bubblewrap is not available: " + NOT_ISOLATED)
-            if self.policy.warn:
+            if self.policy.warn_unisolated:
                 warn_not_isolated()
             return cmd
         return bwrap_command(cmd, str(self.work), self.policy, bwrap_path())

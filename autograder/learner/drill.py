@@ -26,9 +26,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import progress
-
-DRILLS_NOTEBOOK = Path(__file__).resolve().parent.parent / "solutions" / "13_interview_drills.ipynb"
+from .. import progress
+from ..errors import CourseError
+from ..paths import drills_notebook
 _PREFIX = "ex_drill_"
 _RESULT_MARK = "@@drill-results@@"
 
@@ -56,9 +56,9 @@ def _source(cell: dict) -> str:
     return "".join(src) if isinstance(src, list) else src
 
 
-def load_drills(path: Path = DRILLS_NOTEBOOK) -> dict[str, CodingDrill]:
+def load_drills(path: Path | None = None) -> dict[str, CodingDrill]:
     """{name: CodingDrill} for every solution cell `ex_drill_<name>` of the drills notebook."""
-    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    cells = json.loads(Path(path or drills_notebook()).read_text(encoding="utf-8"))["cells"]
     drills: dict[str, CodingDrill] = {}
     setup_so_far: list[str] = []
     current: CodingDrill | None = None
@@ -77,7 +77,8 @@ def load_drills(path: Path = DRILLS_NOTEBOOK) -> dict[str, CodingDrill]:
             minutes = re.search(r"suggested time (\d+) minutes", title)
             topic = re.search(r'topic="([^"]+)"', clock)
             chapter = re.search(r'chapter="(\d+)"', clock)
-            head = src.split("### BEGIN SOLUTION")[0].rstrip()
+            # The solution notebook has the answer between markers; a bundle's student copy has the stub.
+            head = re.split(r"### BEGIN SOLUTION|\n[ \t]*# YOUR CODE HERE", src)[0].rstrip()
             current = CodingDrill(name, title, int(minutes.group(1)) if minutes else None,
                                   topic.group(1) if topic else name, chapter.group(1) if chapter else "13",
                                   statement, head + "\n    raise NotImplementedError\n", list(setup_so_far))
@@ -133,7 +134,7 @@ def run_answer(drill: CodingDrill, answer: Path, timeout: int = 120) -> list[dic
     """Run `answer` (a .py file) against the drill's tests in a fresh Python process."""
     answer = Path(answer).resolve()
     if not answer.is_file():
-        raise SystemExit(f"no such answer file: {answer}")
+        raise CourseError(f"no such answer file: {answer}")
     with tempfile.TemporaryDirectory(prefix="course-drill-") as tmp:
         spec = Path(tmp) / "spec.json"
         spec.write_text(json.dumps({"name": drill.name, "answer": str(answer), "setup": drill.setup,
@@ -198,7 +199,7 @@ def _numeric(args, log: Path) -> int:
 
     seed = args.seed
     if args.values is not None and seed is None:
-        raise SystemExit("give the --seed of the question you answer, e.g. --seed 7 --values 2.8 1.9 6")
+        raise CourseError("give the --seed of the question you answer, e.g. --seed 7 --values 2.8 1.9 6")
     if seed is None:
         seed = random.SystemRandom().randrange(10**6)
     q = make_question(seed, args.name)
@@ -238,7 +239,7 @@ def drill_main(args) -> int:
     if name in KINDS:
         return _numeric(argparse_namespace(args, name), log)
     if name not in drills:
-        raise SystemExit(f"unknown drill {name!r}; `python -m autograder drill --list` shows them")
+        raise CourseError(f"unknown drill {name!r}; `python -m autograder drill --list` shows them")
     d = drills[name]
     if not args.answer:
         progress.start_drill(d.name, d.topic, d.chapter, path=log)

@@ -1,0 +1,241 @@
+"""`python -m autograder grade SUBMISSIONS --out DIR`: grade a class with nbgrader.
+
+SUBMISSIONS may be laid out in any of these ways:
+
+    SUBMISSIONS/alice/01_cost_model.ipynb                 one folder per student
+    SUBMISSIONS/alice/01_cost_model/01_cost_model.ipynb   nbgrader's own layout
+    SUBMISSIONS/alice.ipynb  (with --chapter 01)          one file per student, one chapter
+
+DIR becomes a complete nbgrader course directory (source, submitted, autograded,
+feedback, gradebook.db), so an instructor can open it in formgrader afterwards. We
+write `grades.csv` (one row per student and chapter: score, max_score, status, notes on
+what happened, and lines flagged for review), `grades_by_test.csv` (one row per graded
+test cell) and nbgrader's own export `nbgrader_grades.csv`.
+
+Each submission is graded by `worker.grade_submission(task, settings)`, which returns a typed
+`GradingOutcome`; this module lays out the course directory, runs the workers `jobs` at a
+time, reads the scores back from the gradebook once every kernel is gone, and writes the CSVs.
+
+What holds up against a hostile class (see `resilient_execute`, `sandbox`, `integrity`):
+* each submission's kernel runs in a bubblewrap sandbox that cannot see DIR, the other
+  submissions or the solutions; scores are written by the grader after the kernel is
+  gone, and a score outside [0, max] makes the row an error, never a grade;
+* one notebook per student and chapter: two candidates (e.g. a copy in `backup/`) make the
+  row an error naming both; student ids that collide after cleaning stop the run;
+* cells copied from another chapter (unknown `grade_id`s) become ordinary cells;
+* a hang or a crash costs only its own exercise; timeouts are reported as timeouts;
+* feedback has no hidden test code; solution cells that reach for grader internals are
+  listed in the `review` column.
+Submissions are copied, never modified. Students are graded in parallel (`jobs`).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from ..errors import CourseError
+from ..notebooks import nbgrader_meta
+from ..paths import (GRADES_BY_TEST_CSV, GRADES_CSV, NBGRADER_GRADES_CSV, NbgraderLayout, resolve_chapter,
+                     solution_notebook)
+from .coursedir import CourseDir
+from .outcome import FAILED, GradingOutcome, GradingTask
+from .settings import GradingSettings
+from .submissions import Submission, find_submissions, sanitize, unreadable_reason  # noqa: F401  (grade's API)
+
+
+@dataclass
+class Result:
+    student: str
+    chapter: str
+    score: float
+    max_score: float
+    status: str
+    tests: list[tuple[str, float, float]] = field(default_factory=list)   # (grade_id, score, max_score)
+    notes: list[str] = field(default_factory=list)      # what happened while grading (timeouts, repairs)
+    review: list[str] = field(default_factory=list)     # lines of the student's code to look at
+
+
+
+def _max_points(source) -> dict[str, float]:
+    return {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c).get("points", 0)) for c in source.cells
+            if nbgrader_meta(c).get("grade")}
+
+
+def _collect(course: CourseDir, subs: list[Submission], errors: dict, extra_notes: dict) -> list[Result]:
+    """One Result per submission: its scores read from the gradebook (checked to lie in [0, max]),
+    or the reason in `errors[(student, chapter)]`; `extra_notes` go into the notes column."""
+    from nbgrader.api import MissingEntry
+
+    results = []
+    with course.gradebook() as gb:
+        for s in subs:
+            source = nbformat.read(str(course.layout.source(s.chapter)), as_version=4)
+            points = _max_points(source)
+            max_score = sum(points.values())
+            reason = errors.get((s.student, s.chapter))
+            notes = list(extra_notes.get((s.student, s.chapter), []))
+            if reason is None and course.layout.autograded(s.student, s.chapter).exists():
+                try:
+                    sub = gb.find_submission(s.chapter, s.student)
+                except MissingEntry:
+                    sub = None
+                if sub is not None:
+                    tests = sorted((g.name, float(g.score), float(g.max_score))
+                                   for nb in sub.notebooks for g in nb.grades)
+                    bad = [f"{name} {score:g} of {points.get(name, top):g}" for name, score, top in tests
+                           if not 0 <= score <= points.get(name, top) or top != points.get(name, top)]
+                    total = float(sub.score)
+                    if bad or not 0 <= total <= max_score or abs(total - sum(t[1] for t in tests)) > 1e-9:
+                        results.append(Result(s.student, s.chapter, 0.0, max_score,
+                                              f"error: score outside [0, max] ({', '.join(bad) or f'total {total:g}'}"
+                                              f"): the gradebook was changed outside the grader; not counted, "
+                                              f"regrade this submission", tests, notes))
+                        continue
+                    results.append(Result(s.student, s.chapter, total, max_score, "graded", tests, notes))
+                    continue
+                reason = "grading produced no scores"
+            results.append(Result(s.student, s.chapter, 0.0, max_score, reason or "grading failed", [], notes))
+    return results
+
+
+def _run_worker(tasks: list[GradingTask], settings: GradingSettings) -> list[GradingOutcome]:
+    """Grade `tasks` in a worker process (`autograder.grading.worker`); one outcome per task."""
+    from .environment import nbgrader_env
+
+    with tempfile.TemporaryDirectory(prefix="course-worker-") as tmp:
+        spec, out = Path(tmp) / "spec.json", Path(tmp) / "outcomes.json"
+        spec.write_text(json.dumps({"settings": asdict(settings), "tasks": [asdict(t) for t in tasks]}),
+                        encoding="utf-8")
+        proc = subprocess.run([sys.executable, "-m", "autograder.grading.worker", str(spec), str(out)],
+                              capture_output=True, text=True, env=nbgrader_env())
+        if proc.returncode == 0 and out.exists():
+            return [GradingOutcome.from_dict(d) for d in json.loads(out.read_text(encoding="utf-8"))]
+    tail = (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]
+    return [GradingOutcome.failed(t, f"grading failed: the grading worker exited with code {proc.returncode} "
+                                     f"({tail})") for t in tasks]
+
+
+def grade_all(tasks: list[GradingTask], settings: GradingSettings) -> list[GradingOutcome]:
+    """Grade `tasks`, `settings.parallel(len(tasks))` at a time: in this process for one job, else one
+    worker process per student (a student's chapters one after the other)."""
+    from .worker import grade_submission
+
+    if settings.parallel(len(tasks)) == 1:
+        return [grade_submission(t, settings) for t in tasks]
+    by_student: dict[str, list[GradingTask]] = {}
+    for t in tasks:
+        by_student.setdefault(t.student, []).append(t)
+    with ThreadPoolExecutor(settings.parallel(len(tasks))) as pool:
+        done = [o for part in pool.map(lambda ts: _run_worker(ts, settings), by_student.values()) for o in part]
+    answered = {(o.chapter, o.student): o for o in done}
+    return [answered.get((t.chapter, t.student)) or GradingOutcome.failed(t, "grading failed: no answer from the worker")
+            for t in tasks]
+
+
+def grade(submissions: list[Submission], out: Path, settings: GradingSettings | None = None,
+          **overrides) -> list[Result]:
+    """Grade `submissions` into the course directory `out` with `settings` (keyword overrides such
+    as `jobs=1` or `cell_timeout=30` replace single fields)."""
+    from .review import review_notebook
+    from .sandbox import isolation_available, warn_not_isolated
+
+    settings = GradingSettings(**{**asdict(settings or GradingSettings()),
+                                  **{k: v for k, v in overrides.items() if v is not None}})
+    if not isolation_available():
+        if settings.require_isolation:
+            raise CourseError("refusing to grade: bubblewrap is not available and isolation was required")
+        warn_not_isolated()
+    out = Path(out).resolve()
+    chapters = sorted({s.chapter for s in submissions})
+    parents = {str(Path(s.path).resolve().parent) for s in submissions}
+    settings = settings.hiding(*sorted(parents | ({os.path.commonpath(sorted(parents))} if parents else set())))
+    course = CourseDir.create(out, chapters, settings=settings)
+    for name in chapters:
+        course.generate(name)
+    errors: dict[tuple[str, str], str] = {}
+    notes: dict[tuple[str, str], list[str]] = {}
+    reviews: dict[tuple[str, str], list[str]] = {}
+    sources = {name: nbformat.read(str(solution_notebook(name)), as_version=4) for name in chapters}
+    for s in submissions:
+        key = (s.student, s.chapter)
+        dest = course.layout.submitted_dir(s.student, s.chapter)
+        if dest.exists():
+            shutil.rmtree(dest)
+        dest.mkdir(parents=True)
+        reason = s.problem or unreadable_reason(s.path)
+        if reason:
+            errors[key] = reason
+            continue
+        nb, notes[key] = sanitize(nbformat.read(str(s.path), as_version=4), sources[s.chapter])
+        reviews[key] = review_notebook(nb)
+        nbformat.write(nb, str(course.layout.submitted(s.student, s.chapter)))
+    tasks = [GradingTask(str(out), s.chapter, s.student) for s in submissions if (s.student, s.chapter) not in errors]
+    for o in grade_all(tasks, settings):
+        key = (o.student, o.chapter)
+        if o.status == FAILED:
+            errors[key] = o.reason or "grading failed"
+        notes.setdefault(key, []).extend(o.incidents)
+        reviews.setdefault(key, []).extend(o.review_lines())
+    # Every kernel is gone now; only the grader reads the gradebook and writes the CSVs.
+    results = _collect(course, submissions, errors, notes)
+    for r in results:
+        r.review = reviews.get((r.student, r.chapter), [])
+    _write_csvs(out, results)
+    _export_nbgrader_csv(course, out / NBGRADER_GRADES_CSV)
+    return results
+
+
+def _export_nbgrader_csv(course: CourseDir, path: Path) -> None:
+    from nbgrader.plugins import CsvExportPlugin
+
+    with course.gradebook() as gb:
+        CsvExportPlugin(to=str(path)).export(gb)
+
+
+def _write_csvs(out: Path, results: list[Result]) -> None:
+    with open(out / GRADES_CSV, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student_id", "chapter", "score", "max_score", "percent", "status", "notes", "review"])
+        for r in sorted(results, key=lambda r: (r.student, r.chapter)):
+            pct = 100.0 * r.score / r.max_score if r.max_score else 0.0
+            w.writerow([r.student, r.chapter, f"{r.score:g}", f"{r.max_score:g}", f"{pct:.1f}", r.status,
+                        " | ".join(r.notes), " | ".join(r.review)])
+    with open(out / GRADES_BY_TEST_CSV, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student_id", "chapter", "test", "score", "max_score"])
+        for r in sorted(results, key=lambda r: (r.student, r.chapter)):
+            for grade_id, score, max_score in r.tests:
+                w.writerow([r.student, r.chapter, grade_id, f"{score:g}", f"{max_score:g}"])
+
+
+def main(args) -> int:
+    from .sandbox import check_sandbox
+
+    chapter = resolve_chapter(args.chapter) if args.chapter else None
+    subs = find_submissions(Path(args.submissions), chapter)
+    settings = GradingSettings.from_args(args)
+    print(f"grading {len(subs)} submission(s), {settings.parallel(len(subs))} at a time; {check_sandbox()}",
+          flush=True)
+    start = time.perf_counter()
+    results = grade(subs, Path(args.out), settings)
+    width = max(len(r.student) for r in results)
+    for r in sorted(results, key=lambda r: (r.chapter, r.student)):
+        flag = "  (review: see grades.csv)" if r.review else ""
+        print(f"{r.chapter}  {r.student:<{width}}  {r.score:5g} / {r.max_score:g}  {r.status}{flag}")
+        for note in r.notes:
+            print(f"{'':>{len(r.chapter) + width + 4}}{note[:150]}")
+    out = Path(args.out)
+    print(f"\ngraded in {time.perf_counter() - start:.0f} s\ngrades: {out / GRADES_CSV}\n"
+          f"per test: {out / GRADES_BY_TEST_CSV}\nfeedback: {NbgraderLayout(out).feedback_dir}/<student>/<chapter>/")
+    return 1 if any(r.status.startswith("error") for r in results) else 0
