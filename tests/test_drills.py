@@ -225,7 +225,7 @@ def _chapter13_markdown() -> str:
 
 
 def test_the_batched_verification_drill_is_listed_and_timed():
-    from autograder.drill import load_drills
+    from autograder.learner.drill import load_drills
     drills_13 = load_drills()
     d = drills_13["verify_batch"]
     assert d.minutes == 20 and d.chapter == "11" and d.topic == "batched verification"
@@ -236,7 +236,7 @@ def test_the_batched_verification_drill_is_listed_and_timed():
 
 
 def test_every_drill_test_cell_refuses_delegation_and_hides_tests():
-    from autograder.drill import load_drills
+    from autograder.learner.drill import load_drills
     for name, d in load_drills().items():
         for gid, points, src in d.tests:
             assert points > 0, f"{name}/{gid} carries no points"
