@@ -18,6 +18,7 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 # MyST: $...$ and $$...$$ math, \begin{align} blocks, headings as link targets.
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
+myst_dmath_double_inline = True   # $$...$$ inside a paragraph, as JupyterLab renders it
 suppress_warnings = ["myst.header", "mystnb.unknown_mime_type", "misc.highlighting_failure"]
 
 # Notebooks arrive executed; show every output as stored, stderr included (a learner sees it too).

@@ -12,6 +12,10 @@ Two kinds of output cannot be shown as they are on a static page:
   page shows one line instead, with the error's type and message, so a reader still sees that
   the cell fails until the function above is written.
 
+Math in a folded block's title (`<details><summary>... $x$ ...</summary>`) sits in raw HTML, which
+the Markdown parser passes through untouched; JupyterLab typesets it anyway, so the page marks it
+as math too.
+
     >>> import nbformat
     >>> nb = nbformat.v4.new_notebook()
     >>> cell = nbformat.v4.new_code_cell("assert f(1) == 2", metadata={"nbgrader": {"grade": True}})
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import html
+import re
 
 import nbformat
 
@@ -34,6 +39,23 @@ from autograder.notebooks import nbgrader_meta
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 INTERACTIVE_NOTE = "Interactive in JupyterLab: this is the widget's initial state; run the chapter to move its controls."
+
+
+_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
+_INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$(?!\$)")
+
+
+def summary_math(source: str) -> str:
+    """`source` with the `$...$` math of its `<summary>` titles marked up as the page's other math.
+
+    >>> summary_math("<details><summary>Why $p/q$?</summary> $x$")
+    '<details><summary>Why <span class="math notranslate nohighlight">\\\\(p/q\\\\)</span>?</summary> $x$'
+    """
+    def mark(summary):
+        return "<summary>" + _INLINE_MATH.sub(
+            lambda m: f'<span class="math notranslate nohighlight">\\({html.escape(m.group(1), quote=False)}\\)</span>',
+            summary.group(1)) + "</summary>"
+    return _SUMMARY.sub(mark, source)
 
 
 def _html_output(fragment: str) -> nbformat.NotebookNode:
@@ -51,6 +73,10 @@ def _test_cell_note(error) -> nbformat.NotebookNode:
 
 def _ref(value) -> str | None:
     return value[len("IPY_MODEL_"):] if isinstance(value, str) and value.startswith("IPY_MODEL_") else None
+
+
+def _shown(value) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _control_value(state: dict):
@@ -92,7 +118,7 @@ def _walk(model_id: str, models: dict, outputs: list, controls: list, seen: set)
 def _widget_picture(model_id: str, models: dict) -> list:
     outputs, controls = [], []
     _walk(model_id, models, outputs, controls, set())
-    shown = "; ".join(f"{html.escape(str(d).rstrip(':'))} = {html.escape(str(v))}" for d, v in controls)
+    shown = "; ".join(f"{html.escape(str(d).rstrip(':'))} = {html.escape(_shown(v))}" for d, v in controls)
     note = f'<p class="course-widget-note"><b>{INTERACTIVE_NOTE}</b>'
     note += f"<br>Controls at start: {shown}.</p>" if shown else "</p>"
     return [_html_output(note)] + outputs
@@ -114,6 +140,8 @@ def book_page(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     widgets = nb.metadata.pop("widgets", {}) or {}
     models = widgets.get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = summary_math(cell.source)
         if cell.cell_type != "code":
             continue
         is_test = bool(nbgrader_meta(cell).get("grade")) and not nbgrader_meta(cell).get("solution")
