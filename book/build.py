@@ -158,8 +158,10 @@ def _render(src: Path, site: Path, doctrees: Path, log: io.StringIO) -> None:
         raise SystemExit(f"Sphinx failed:\n{log.getvalue()[-4000:]}")
 
 
-def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progress=print) -> BookBuild:
-    """Build the site into `site` (replaced if it is an earlier build); return what was done."""
+def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progress=print,
+               cache_dir: Path | None = None) -> BookBuild:
+    """Build the site into `site` (replaced if it is an earlier build); return what was done.
+    `cache_dir`: where executed chapters are kept (default build/executed/)."""
     start = time.perf_counter()
     site = Path(site).resolve()
     if site.exists():
@@ -172,7 +174,7 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
     result = BookBuild(site=site, seconds=0.0, sphinx_seconds=0.0)
     chapters = []
     for path in chapter_paths(chapters_dir):
-        run, reused = executed(path)
+        run, reused = executed(path, cache_dir)
         (result.reused if reused else result.executed).append(path.stem)
         progress(f"  {path.stem:<28} {'reused the executed copy' if reused else f'executed in {run.seconds:.1f} s'}")
         page = book_page(run.notebook)

@@ -54,8 +54,8 @@ def cache_key(notebook: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _cached_path(notebook: Path) -> Path:
-    return CACHE_DIR / f"{Path(notebook).stem}-{cache_key(notebook)}.ipynb"
+def _cached_path(notebook: Path, cache_dir: Path | None = None) -> Path:
+    return Path(cache_dir or CACHE_DIR) / f"{Path(notebook).stem}-{cache_key(notebook)}.ipynb"
 
 
 def _errors(nb) -> list[tuple[int, str]]:
@@ -63,9 +63,9 @@ def _errors(nb) -> list[tuple[int, str]]:
             for o in c.get("outputs", []) if o.output_type == "error"]
 
 
-def store(notebook: Path, result: Execution) -> Path:
+def store(notebook: Path, result: Execution, cache_dir: Path | None = None) -> Path:
     """Keep `result` (an execution of `notebook` as it is now); return the cached file."""
-    path = _cached_path(notebook)
+    path = _cached_path(notebook, cache_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     for old in path.parent.glob(f"{Path(notebook).stem}-*.ipynb"):   # runs of older versions
         old.unlink(missing_ok=True)
@@ -76,9 +76,9 @@ def store(notebook: Path, result: Execution) -> Path:
     return path
 
 
-def cached(notebook: Path) -> Execution | None:
+def cached(notebook: Path, cache_dir: Path | None = None) -> Execution | None:
     """The stored run of `notebook` as it is now, or None."""
-    path = _cached_path(notebook)
+    path = _cached_path(notebook, cache_dir)
     if not path.exists():
         return None
     nb = nbformat.read(str(path), as_version=4)
@@ -86,12 +86,12 @@ def cached(notebook: Path) -> Execution | None:
     return Execution(nb, seconds, _errors(nb))
 
 
-def executed(notebook: Path) -> tuple[Execution, bool]:
+def executed(notebook: Path, cache_dir: Path | None = None) -> tuple[Execution, bool]:
     """(the executed `notebook`, whether it came from the cache): runs it only when no run of
     this version is stored, and stores the new run."""
-    hit = cached(notebook)
+    hit = cached(notebook, cache_dir)
     if hit is not None:
         return hit, True
     result = execute(Path(notebook))
-    store(notebook, result)
+    store(notebook, result, cache_dir)
     return result, False
