@@ -10,6 +10,7 @@ suite executed (book/executed.py; tests/test_notebooks_run.py stores its runs th
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import re
@@ -92,7 +93,8 @@ def _widget_views(nb) -> int:
     return sum(1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if WIDGET_VIEW in o.get("data", {}))
 
 
-def _secret_lines() -> set[str]:
+@functools.lru_cache(maxsize=1)
+def _secret_lines() -> frozenset[str]:
     """Lines of solution code and of hidden tests (long enough to matter) that no student notebook shows."""
     secret, visible = set(), set()
     for name in CHAPTERS:
@@ -101,7 +103,7 @@ def _secret_lines() -> set[str]:
         secret |= {ln.strip() for src in code for block in _SOLUTION.findall(src) for ln in block.splitlines()
                    if len(ln.strip()) >= MIN_LINE}
         visible |= {ln.strip() for c in notebooks.read(CHAPTERS_DIR / f"{name}.ipynb").cells for ln in c.source.splitlines()}
-    return secret - visible
+    return frozenset(secret - visible)
 
 
 def _plain(text: str) -> set[str]:
@@ -140,6 +142,7 @@ def test_start_page_maps_the_course_and_search_works_offline(book, reader, shots
 def test_chapter_page(book, reader, shots, name):
     nb = _executed(name)
     page_file = book.site / f"{name}.html"
+    reader.external.clear()
     _open(reader, page_file)
     assert reader.title(), f"{name}: no title"
 
