@@ -37,7 +37,6 @@ from .pages import book_page
 
 BOOK_DIR = Path(__file__).resolve().parent
 SITE_DIR = REPO_ROOT / "build" / "book"
-WORK_DIR = REPO_ROOT / "build" / "book-work"
 # The parts of the MathJax 3 distribution a tex-chtml page loads (the other combined bundles and the
 # SVG output are left out: 9 MB instead of 24).
 MATHJAX_PARTS = ("tex-chtml.js", "input", "output/chtml", "a11y", "ui", "adaptors", "sre")
@@ -168,8 +167,9 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
         if not (site / ".buildinfo").exists() and any(site.iterdir()):
             raise SystemExit(f"{site} exists and is not an earlier build of the book; give another folder")
         shutil.rmtree(site)
-    src, doctrees = WORK_DIR / "src", WORK_DIR / "doctrees"
-    shutil.rmtree(WORK_DIR, ignore_errors=True)
+    work = site.with_name(site.name + "-work")          # staged sources and Sphinx's doctrees
+    src, doctrees = work / "src", work / "doctrees"
+    shutil.rmtree(work, ignore_errors=True)
     src.mkdir(parents=True)
     result = BookBuild(site=site, seconds=0.0, sphinx_seconds=0.0)
     chapters = []

@@ -107,7 +107,7 @@ def _walk(model_id: str, models: dict, outputs: list, controls: list, seen: set)
             outputs.append(_html_output(f'<div class="course-widget-readout">{text}</div>'))
     elif name == "OutputModel":
         for out in state.get("outputs", []):
-            outputs.extend(_static_outputs(nbformat.from_dict(out), models, controls, seen))
+            outputs.extend(_static_outputs(nbformat.from_dict(out), models))
     elif "description" in state and name not in ("ButtonModel",) and _control_value(state) is not None:
         controls.append((state["description"] or name.removesuffix("Model"), _control_value(state)))
     for child in state.get("children", []):
@@ -124,7 +124,7 @@ def _widget_picture(model_id: str, models: dict) -> list:
     return [_html_output(note)] + outputs
 
 
-def _static_outputs(out, models: dict, controls: list, seen: set) -> list:
+def _static_outputs(out, models: dict) -> list:
     data = out.get("data", {})
     if WIDGET_VIEW in data:
         return _widget_picture(data[WIDGET_VIEW]["model_id"], models)
@@ -150,7 +150,7 @@ def book_page(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             if out.output_type == "error" and is_test:
                 outputs.append(_test_cell_note(out))
             else:
-                outputs.extend(_static_outputs(out, models, [], set()))
+                outputs.extend(_static_outputs(out, models))
         cell.outputs = outputs
     return nb
 

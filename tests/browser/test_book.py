@@ -25,6 +25,8 @@ from book.pages import WIDGET_STATE, WIDGET_VIEW
 from tests.browser.conftest import VIEWPORT
 from tests.helpers import CHAPTERS
 
+pytestmark = pytest.mark.slow          # builds the site (and runs the chapters no earlier test ran)
+
 _SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 RAW_MATH = re.compile(r"\$\$|(?<![\w\\])\$[^$\n]{1,200}\$(?!\w)")
 
