@@ -167,7 +167,7 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
         if not (site / ".buildinfo").exists() and any(site.iterdir()):
             raise SystemExit(f"{site} exists and is not an earlier build of the book; give another folder")
         shutil.rmtree(site)
-    work = site.with_name(site.name + "-work")          # staged sources and Sphinx's doctrees
+    work = site.with_name(site.name + "-work")          # staged sources, doctrees; removed after
     src, doctrees = work / "src", work / "doctrees"
     shutil.rmtree(work, ignore_errors=True)
     src.mkdir(parents=True)
@@ -185,8 +185,10 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
     (src / "index.md").write_text(start_page(chapters), encoding="utf-8")
     log = io.StringIO()
     rendering = time.perf_counter()
-    _render(src, site, doctrees, log)
+    _render(src, work / "html", doctrees, log)        # MyST-NB writes beside its output folder: keep it in work/
     result.sphinx_seconds = time.perf_counter() - rendering
+    shutil.move(work / "html", site)
+    shutil.rmtree(work)
     copy_mathjax(site)
     found = external_references(site)
     if found:
