@@ -201,7 +201,9 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="./course book", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="./course book", description=(
+        "Build the whole course as a static website: the chapters executed (reused when the test suite "
+        "already ran them), the exercises as learners see them, no solutions or hidden tests, no network needed."))
     parser.add_argument("--out", default=str(SITE_DIR), help=f"the site's folder (default {SITE_DIR.relative_to(REPO_ROOT)})")
     args = parser.parse_args(argv)
     print("Building the course book (chapters executed once, then reused):")

@@ -64,6 +64,8 @@ def reader(chromium):
     page = context.new_page()
     page.on("request", lambda r: None if r.url.startswith(("file:", "data:", "blob:")) else external.append(r.url))
     page.external = external
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
     try:
         yield page
     finally:
@@ -145,6 +147,7 @@ def test_chapter_page(book, reader, shots, name):
     nb = _executed(name)
     page_file = book.site / f"{name}.html"
     reader.external.clear()
+    reader.errors.clear()
     _open(reader, page_file)
     assert reader.title(), f"{name}: no title"
 
@@ -178,6 +181,7 @@ def test_chapter_page(book, reader, shots, name):
     if name in ("06_batching", "08_token_trees"):
         reader.screenshot(path=str(shots / f"book_{name}.png"), full_page=False)
     assert not reader.external, f"{name}: requests to other hosts: {reader.external}"
+    assert not reader.errors, f"{name}: script errors on the page: {reader.errors[:3]}"
 
 
 def test_no_file_of_the_site_holds_solution_or_hidden_test_code(book):
