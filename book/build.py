@@ -102,8 +102,9 @@ This book shows every chapter as it looks after *Run All* in JupyterLab: prose, 
 its outputs (figures, printed tables, and a picture of each interactive widget in its initial state).
 The exercises appear as a learner receives them: the statement, the function to write (a stub that
 raises `NotImplementedError`), the visible tests and folded hints; the hidden tests and the solutions
-are not part of the book. To run the code, move the widgets and have your answers checked, install
-the course and open it in JupyterLab (`./course lab`, described in the README).
+are not part of the book. To run the code, move the widgets and have your answers checked, open the
+course in JupyterLab: in its folder, `./course lab` (Python 3.11; the first run installs the pinned
+packages, later runs work offline).
 
 ## Course map
 
