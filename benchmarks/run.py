@@ -3,6 +3,7 @@
     python benchmarks/run.py                  # chapters, suite cost, one whole-course autograde, widget
     python benchmarks/run.py --quick          # chapters only
     python benchmarks/run.py --class-size 40  # also grade a class of 40 in parallel vs serial (long)
+    python benchmarks/run.py --book           # only the book: `./course book` cold, then reusing the runs
 
 It also reports what each chapter costs the test suite: the fast power harness that runs
 every wrong answer of the chapter (tests/power.py), beside the chapter's own run time.
@@ -28,7 +29,7 @@ import nbformat
 from autograder import notebooks
 from autograder.authoring.execute import execute
 from autograder.grading.grade import find_submissions, grade
-from autograder.paths import chapter_names, solution_notebook
+from autograder.paths import CHAPTERS_DIR, chapter_names, solution_notebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))     # the tests package, for the harness
 from tests.power import run_power  # noqa: E402
@@ -43,6 +44,7 @@ def _wrong_implementations(name: str) -> dict:
         return {}
 
 COURSE_GRADE_BUDGET_S = 180.0
+BOOK_BUDGET_S = 120.0           # `./course book` when the suite already executed the chapters (CI's case)
 CHI2_TEST_BUDGET_S = 5.0
 
 
@@ -63,7 +65,10 @@ def main() -> int:
                         help="also grade this many whole-course submissions, parallel vs serial")
     parser.add_argument("--serial-students", type=int, default=2,
                         help="students graded serially for the ratio (the serial time is scaled)")
+    parser.add_argument("--book", action="store_true", help="only the book build rows")
     args = parser.parse_args()
+    if args.book:
+        return _book_rows()
 
     baseline = execute(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])).seconds
     rows, chi2_rows, power_rows = [], [], []
@@ -121,6 +126,32 @@ def main() -> int:
         print()
     over = [r for r in rows + chi2_rows + power_rows if (r[1] > r[2] or r[3]) and "budget column" not in r[3]]
     return 1 if over else 0
+
+
+def _book_rows(repeats: int = 3) -> int:
+    """`./course book` from nothing (every chapter executed; one run), then `repeats` builds reusing
+    those runs (median and range)."""
+    import statistics
+
+    from book.build import build_book
+
+    with tempfile.TemporaryDirectory(prefix="course-book-bench-") as tmp:
+        cache = Path(tmp) / "executed"
+        cold = build_book(Path(tmp) / "cold", progress=lambda line: None, cache_dir=cache)
+        warm = [build_book(Path(tmp) / f"warm{i}", progress=lambda line: None, cache_dir=cache)
+                for i in range(repeats)]
+    n = len(cold.executed)
+    total = [w.seconds for w in warm]
+    sphinx = [w.sphinx_seconds for w in warm]
+    rows = [(f"book, cold: {n} chapters executed + Sphinx (1 run)", cold.seconds, n * CHAPTER_BUDGET_S,
+             f"Sphinx {cold.sphinx_seconds:.1f} s; budget column = {n} chapter budgets"),
+            (f"book, {len(warm[0].reused)} chapters reused + Sphinx ({repeats} runs)", statistics.median(total),
+             BOOK_BUDGET_S, f"range {min(total):.1f}-{max(total):.1f} s; Sphinx median {statistics.median(sphinx):.1f} s")]
+    print(f"{'what':<52}{'seconds':>9}{'of budget':>11}  note")
+    for what, seconds, budget, note in rows:
+        print(f"{what:<52}{seconds:>9.1f}{seconds / budget:>10.0%}  {note}")
+    chapters = [p.stem for p in sorted(CHAPTERS_DIR.glob("[0-9][0-9]_*.ipynb"))]
+    return 1 if any(w.reused != chapters for w in warm) or any(r[1] > r[2] for r in rows) else 0
 
 
 if __name__ == "__main__":

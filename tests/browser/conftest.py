@@ -43,6 +43,8 @@ def _missing() -> str | None:
 
 
 def pytest_collection_modifyitems(config, items):
+    # The book's tests last: its build then reuses the chapters tests/test_notebooks_run.py executed.
+    items.sort(key=lambda item: Path(str(item.fspath)).name == "test_book.py")
     reason = _missing()
     here = Path(__file__).parent
     for item in items:

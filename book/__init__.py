@@ -1,0 +1,1 @@
+"""The course as a static HTML book (`./course book`): executed chapters, rendered by Sphinx with MyST-NB."""

@@ -1,0 +1,97 @@
+"""Executed student notebooks, kept so that a chapter is run once per change, not once per use.
+
+The book shows each chapter as a learner's Run All does (the student copy in `chapters/`,
+executed top to bottom), and the test suite executes the same copies to check that they fail
+only in their test cells. Both go through this cache: an executed notebook is stored under a key
+that hashes everything its outputs depend on in this checkout (the notebook, the course library
+`specdec/` and `widgets/` with the tiny pair's weights, `autograder/`, the pinned package set and
+the Python version), so a stored run is reused only while none of these has changed.
+
+    >>> import tempfile
+    >>> key_a = cache_key(CHAPTERS_DIR / "01_cost_model.ipynb")
+    >>> key_a == cache_key(CHAPTERS_DIR / "01_cost_model.ipynb") and len(key_a) == 16
+    True
+    >>> key_a != cache_key(CHAPTERS_DIR / "02_greedy_speculation.ipynb")
+    True
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograder.paths import CHAPTERS_DIR, REPO_ROOT
+from autograder.authoring.execute import Execution, execute
+
+CACHE_DIR = Path(os.environ.get("COURSE_EXECUTED_DIR", REPO_ROOT / "build" / "executed"))
+# What a chapter's outputs depend on besides the notebook itself.
+LIBRARY = ("specdec", "widgets", "autograder")
+INSTALL_FILES = ("pyproject.toml", "constraints.txt")
+
+
+@functools.lru_cache(maxsize=1)
+def _library_digest() -> str:
+    h = hashlib.sha256(sys.version.encode())
+    for name in INSTALL_FILES:
+        path = REPO_ROOT / name
+        h.update(name.encode() + (path.read_bytes() if path.exists() else b""))
+    for package in LIBRARY:
+        for path in sorted((REPO_ROOT / package).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc" \
+                    and "reference" not in path.relative_to(REPO_ROOT / package).parts[:1]:
+                h.update(str(path.relative_to(REPO_ROOT)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(notebook: Path) -> str:
+    """16 hex digits naming one run of `notebook` against this checkout's library."""
+    h = hashlib.sha256(_library_digest().encode())
+    h.update(Path(notebook).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cached_path(notebook: Path, cache_dir: Path | None = None) -> Path:
+    return Path(cache_dir or CACHE_DIR) / f"{Path(notebook).stem}-{cache_key(notebook)}.ipynb"
+
+
+def _errors(nb) -> list[tuple[int, str]]:
+    return [(i, f"{o.ename}: {o.evalue}") for i, c in enumerate(nb.cells) if c.cell_type == "code"
+            for o in c.get("outputs", []) if o.output_type == "error"]
+
+
+def store(notebook: Path, result: Execution, cache_dir: Path | None = None) -> Path:
+    """Keep `result` (an execution of `notebook` as it is now); return the cached file."""
+    path = _cached_path(notebook, cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for old in path.parent.glob(f"{Path(notebook).stem}-*.ipynb"):   # runs of older versions
+        old.unlink(missing_ok=True)
+    result.notebook.metadata["course_execution"] = {"seconds": round(result.seconds, 2)}
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    nbformat.write(result.notebook, str(tmp))
+    tmp.replace(path)                                               # readers never see half a file
+    return path
+
+
+def cached(notebook: Path, cache_dir: Path | None = None) -> Execution | None:
+    """The stored run of `notebook` as it is now, or None."""
+    path = _cached_path(notebook, cache_dir)
+    if not path.exists():
+        return None
+    nb = nbformat.read(str(path), as_version=4)
+    seconds = nb.metadata.get("course_execution", {}).get("seconds", 0.0)
+    return Execution(nb, seconds, _errors(nb))
+
+
+def executed(notebook: Path, cache_dir: Path | None = None) -> tuple[Execution, bool]:
+    """(the executed `notebook`, whether it came from the cache): runs it only when no run of
+    this version is stored, and stores the new run."""
+    hit = cached(notebook, cache_dir)
+    if hit is not None:
+        return hit, True
+    result = execute(Path(notebook))
+    store(notebook, result, cache_dir)
+    return result, False

@@ -1,0 +1,208 @@
+"""The course book (`./course book`), built and read in Chromium with the network off.
+
+Every chapter page loads from files alone (any request to another host fails the test), its math
+is typeset by the bundled MathJax (no raw `$...$` left, no MathJax error), every image the executed
+chapter shows is on the page and loaded, each widget appears as a picture of its initial state with
+the line saying it is interactive in JupyterLab, and no page holds a line of solution code or of a
+hidden test (the whole-line scan of the bundle's leak check). The build reuses the chapters the
+suite executed (book/executed.py; tests/test_notebooks_run.py stores its runs there).
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from autograder import notebooks
+from autograder.paths import CHAPTERS_DIR, SOLUTIONS_DIR
+from autograder.grading.feedback import MIN_LINE, hidden_lines
+from book.pages import WIDGET_STATE, WIDGET_VIEW
+from tests.browser.conftest import VIEWPORT
+from tests.helpers import CHAPTERS
+
+pytestmark = pytest.mark.slow          # builds the site (and runs the chapters no earlier test ran)
+
+_SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
+RAW_MATH = re.compile(r"\$\$|(?<![\w\\])\$[^$\n]{1,200}\$(?!\w)")
+
+VISIBLE_TEXT_JS = """() => {
+  const root = (document.querySelector('article') || document.body).cloneNode(true);
+  root.querySelectorAll('pre, code, script, style, mjx-container, .cell_output').forEach(e => e.remove());
+  return root.textContent;
+}"""
+OUTPUT_IMAGES_JS = """() => [...document.querySelectorAll('article .cell_output img')].map(img =>
+  ({src: img.getAttribute('src'), loaded: img.complete && img.naturalWidth > 0}))"""
+MATHJAX_DONE_JS = """() => window.MathJax && MathJax.startup && MathJax.startup.promise
+  ? MathJax.startup.promise.then(() => true) : false"""
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    from book.build import build_book
+
+    return build_book(tmp_path_factory.mktemp("book") / "site", progress=lambda line: None)
+
+
+@pytest.fixture(scope="module")
+def reader(chromium):
+    """A browser context that may read files and nothing else: every other request is aborted and
+    recorded in `reader.external`."""
+    context = chromium.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(30_000)
+    external = []
+
+    def guard(route):
+        external.append(route.request.url)
+        route.abort()
+
+    context.route(re.compile(r"^(?!file:|data:|blob:).*"), guard)
+    page = context.new_page()
+    page.on("request", lambda r: None if r.url.startswith(("file:", "data:", "blob:")) else external.append(r.url))
+    page.external = external
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def _executed(name):
+    from book.executed import cached
+
+    run = cached(CHAPTERS_DIR / f"{name}.ipynb")
+    assert run is not None, f"{name}: the build did not leave its executed copy in the cache"
+    return run.notebook
+
+
+def _widget_images(nb) -> list[bytes]:
+    """The PNGs of the Image widgets in an executed notebook's saved widget state."""
+    state = (nb.metadata.get("widgets") or {}).get(WIDGET_STATE, {}).get("state", {})
+    return [base64.b64decode(b["data"]) for m in state.values() if m.get("model_name") == "ImageModel"
+            for b in m.get("buffers", []) if b.get("path") == ["value"]]
+
+
+def _expected_images(nb) -> int:
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    plain = sum(1 for o in outputs for k in o.get("data", {}) if k in ("image/png", "image/jpeg", "image/svg+xml"))
+    return plain + len(_widget_images(nb))
+
+
+def _widget_views(nb) -> int:
+    return sum(1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if WIDGET_VIEW in o.get("data", {}))
+
+
+@functools.lru_cache(maxsize=1)
+def _secret_lines() -> frozenset[str]:
+    """Lines of solution code and of hidden tests (long enough to matter) that no student notebook shows."""
+    secret, visible = set(), set()
+    for name in CHAPTERS:
+        code = [c.source for c in notebooks.read(SOLUTIONS_DIR / f"{name}.ipynb").cells if c.cell_type == "code"]
+        secret |= hidden_lines(code)
+        secret |= {ln.strip() for src in code for block in _SOLUTION.findall(src) for ln in block.splitlines()
+                   if len(ln.strip()) >= MIN_LINE}
+        visible |= {ln.strip() for c in notebooks.read(CHAPTERS_DIR / f"{name}.ipynb").cells for ln in c.source.splitlines()}
+    return frozenset(secret - visible)
+
+
+def _plain(text: str) -> set[str]:
+    return {ln.strip() for ln in html.unescape(re.sub(r"<[^>]+>", "", text)).splitlines()}
+
+
+def _open(page, path: Path) -> None:
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+
+
+def test_the_build_reuses_the_executed_chapters_and_loads_nothing_from_elsewhere(book):
+    from book.build import external_references
+
+    assert sorted(book.executed + book.reused) == CHAPTERS
+    assert not external_references(book.site)
+    assert (book.site / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    print(f"book: {book.seconds:.0f} s (Sphinx {book.sphinx_seconds:.0f} s), executed {book.executed or 'none'}")
+
+
+def test_start_page_maps_the_course_and_search_works_offline(book, reader, shots):
+    _open(reader, book.site / "index.html")
+    links = reader.evaluate("() => [...document.querySelectorAll('article a')].map(a => a.getAttribute('href'))")
+    assert [f"{name}.html" for name in CHAPTERS] == [h for h in dict.fromkeys(links) if h and h.endswith(".html")
+                                                     and h[:2].isdigit()]
+    reader.screenshot(path=str(shots / "book_index.png"))
+    _open(reader, book.site / "search.html")
+    reader.goto((book.site / "search.html").as_uri() + "?q=acceptance")
+    reader.wait_for_selector("#search-results li", timeout=30_000)
+    hits = reader.evaluate("() => [...document.querySelectorAll('#search-results li a')].map(a => a.getAttribute('href'))")
+    assert any("03_acceptance_rule" in h for h in hits), hits
+    assert not reader.external, reader.external
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_page(book, reader, shots, name):
+    nb = _executed(name)
+    page_file = book.site / f"{name}.html"
+    reader.external.clear()
+    reader.errors.clear()
+    _open(reader, page_file)
+    assert reader.title(), f"{name}: no title"
+
+    # Math: typeset by the bundled MathJax, nothing left raw, no MathJax error.
+    has_math = any("$" in c.source for c in nb.cells if c.cell_type == "markdown")
+    if has_math:
+        assert reader.evaluate(MATHJAX_DONE_JS), f"{name}: MathJax did not load"
+        assert reader.locator("mjx-container").count() > 0, f"{name}: no typeset math"
+        assert reader.locator("mjx-merror").count() == 0, f"{name}: MathJax errors"
+        raw = RAW_MATH.findall(reader.evaluate(VISIBLE_TEXT_JS))
+        assert not raw, f"{name}: raw math left in the text: {raw[:5]}"
+
+    # Figures: every image the executed chapter shows (outputs and widget pictures), all loaded.
+    images = reader.evaluate(OUTPUT_IMAGES_JS)
+    assert all(i["loaded"] for i in images), f"{name}: images that did not load: {[i for i in images if not i['loaded']]}"
+    assert len(images) == _expected_images(nb), f"{name}: {len(images)} images on the page, {_expected_images(nb)} in the chapter"
+    shown = {hashlib.sha256((page_file.parent / i["src"]).read_bytes()).hexdigest() for i in images}
+    for png in _widget_images(nb):
+        assert hashlib.sha256(png).hexdigest() in shown, f"{name}: a widget's picture is missing"
+    notes = reader.locator(".course-widget-note").all_inner_texts()
+    assert len(notes) == _widget_views(nb) and all("Interactive in JupyterLab" in t for t in notes), notes
+
+    # The exercises as a learner sees them: no solution line, no hidden test line.
+    text = _plain(page_file.read_text(encoding="utf-8")) | {ln.strip() for ln in reader.inner_text("body").splitlines()}
+    secret = _secret_lines()
+    assert len(secret) > 50, "the scan has nothing to look for"
+    assert not text & secret, f"{name}: {sorted(text & secret)[:3]}"
+    stubs = [c for c in nb.cells if c.cell_type == "code" and "raise NotImplementedError" in c.source]
+    if stubs:                                  # the scan reads code: the learner's stub lines are there
+        assert any("raise NotImplementedError" in ln for ln in text), f"{name}: the exercise stubs are missing"
+    if name in ("06_batching", "08_token_trees"):
+        reader.screenshot(path=str(shots / f"book_{name}.png"), full_page=False)
+    assert not reader.external, f"{name}: requests to other hosts: {reader.external}"
+    assert not reader.errors, f"{name}: script errors on the page: {reader.errors[:3]}"
+
+
+def test_no_file_of_the_site_holds_solution_or_hidden_test_code(book):
+    secret = _secret_lines()
+    found = [f"{p.relative_to(book.site)}: {line[:80]}" for p in sorted(book.site.rglob("*"))
+             if p.suffix in (".html", ".js", ".txt", ".ipynb", ".json") and "mathjax" not in p.parts
+             for line in sorted(_plain(p.read_text(encoding="utf-8", errors="replace")) & secret)]
+    assert not found, found[:10]
+
+
+def test_chapters_06_and_08_show_the_speedup_curve_and_the_tree_mask(book, reader, shots):
+    for name, widget in (("06_batching", "widgets.batch_speedup"), ("08_token_trees", "widgets.tree_mask")):
+        nb = _executed(name)
+        cell = next(c for c in nb.cells if c.cell_type == "code" and widget in c.source)
+        assert any(WIDGET_VIEW in o.get("data", {}) for o in cell.outputs), f"{name}: the {widget} cell shows no widget"
+        (png,) = _widget_images(nb)
+        _open(reader, book.site / f"{name}.html")
+        note = reader.locator(".course-widget-note").first
+        note.scroll_into_view_if_needed()
+        picture = reader.locator(".course-widget-note >> xpath=ancestor::div[contains(@class,'cell_output')]//img").first
+        src = picture.get_attribute("src")
+        assert hashlib.sha256((book.site / src).read_bytes()).digest() == hashlib.sha256(png).digest(), name
+        assert picture.evaluate("img => img.naturalWidth") > 300
+        picture.screenshot(path=str(shots / f"book_{name}_widget.png"))
