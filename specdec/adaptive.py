@@ -39,6 +39,7 @@ import numpy as np
 
 from specdec.cost_model import StepCost
 from specdec.distributions import residual, validate_distribution
+from specdec.checks import check_int
 
 
 def survival_from_confidence(confidence) -> np.ndarray:
@@ -64,8 +65,7 @@ def roofline_step_time(cost: StepCost, n_requests: int) -> Callable[[int], float
     """
     if not isinstance(cost, StepCost):
         raise ValueError(f"cost must be a StepCost, got {type(cost).__name__}")
-    if isinstance(n_requests, bool) or not isinstance(n_requests, (int, np.integer)) or n_requests < 1:
-        raise ValueError(f"n_requests must be a positive integer, got {n_requests!r}")
+    check_int(n_requests, "n_requests", low=1, must="a positive integer")
     memory = cost.t_W + n_requests * cost.t_K
 
     def step_time(n_tokens: int) -> float:

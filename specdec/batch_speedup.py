@@ -50,6 +50,7 @@ from specdec.hardware import GPU
 from specdec.model_specs import ModelSpec
 from specdec.moe import model_fall_batch, model_regime, pass_time  # noqa: F401  (re-exported)
 from specdec.speedup_model import tokens_per_round
+from specdec.checks import check_int
 
 # Longest context each preset was trained for (model cards / config.json), keyed like MODELS.
 MAX_CONTEXT: dict[str, int] = {
@@ -96,8 +97,7 @@ def _batch(B) -> np.ndarray:
 
 
 def _k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k (tokens per sequence in the pass) must be an integer >= 1, got {k!r}")
+    check_int(k, "k (tokens per sequence in the pass)", low=1)
     return int(k)
 
 
@@ -243,8 +243,7 @@ def max_batch_in_memory(target: ModelSpec, gpu: GPU, T_bar: float, drafter: Mode
     >>> max_batch_in_memory(llama, GPUS["H100"], 4096), max_batch_in_memory(llama, GPUS["H100"], 4096, one_layer_drafter(llama))
     (119, 113)
     """
-    if isinstance(n_gpu, bool) or not isinstance(n_gpu, (int, np.integer)) or n_gpu < 1:
-        raise ValueError(f"n_gpu must be a positive integer, got {n_gpu!r}")
+    check_int(n_gpu, "n_gpu", low=1, must="a positive integer")
     if not (isinstance(T_bar, (int, float, np.integer, np.floating)) and math.isfinite(T_bar) and T_bar > 0):
         raise ValueError(f"T_bar must be a positive number of tokens, got {T_bar!r}")
     free = n_gpu * gpu.memory - target.weight_bytes

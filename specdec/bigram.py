@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .distributions import softmax, validate_distribution
+from specdec.checks import check_int
 
 DEFAULT_GAMMA = 3      # draft length used by the bigram simulations of chapters 04 and 05
 DEFAULT_NOISE = 0.6    # std of the Gaussian noise added to the target's logits to make the draft
@@ -48,8 +49,7 @@ def _check_table(table, name: str) -> np.ndarray:
 
 
 def _check_token(token, V: int, name: str) -> int:
-    if isinstance(token, bool) or not isinstance(token, (int, np.integer)):
-        raise ValueError(f"{name} must be a token id (an int), got {token!r}")
+    check_int(token, name, must="a token id (an int)")
     if not 0 <= int(token) < V:
         raise ValueError(f"{name} must be a token id in 0..{V - 1}, got {int(token)}")
     return int(token)
@@ -104,8 +104,7 @@ def make_bigram_pair(seed: int = 0, noise: float = DEFAULT_NOISE, V: int = 6) ->
     >>> round(float(alpha), 2)
     0.79
     """
-    if isinstance(V, bool) or not isinstance(V, (int, np.integer)) or V < 2:
-        raise ValueError(f"V must be an integer >= 2, got {V!r}")
+    check_int(V, "V", low=2)
     if not np.isfinite(noise) or noise < 0:
         raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
     rng = np.random.default_rng(seed)
@@ -127,8 +126,7 @@ def exact_joint(rows: np.ndarray, start: int, n_tokens: int = 2) -> np.ndarray:
     """
     rows = _check_table(rows, "rows")
     start = _check_token(start, rows.shape[0], "start")
-    if isinstance(n_tokens, bool) or not isinstance(n_tokens, (int, np.integer)) or n_tokens < 1:
-        raise ValueError(f"n_tokens must be an integer >= 1, got {n_tokens!r}")
+    check_int(n_tokens, "n_tokens", low=1)
     joint = rows[start]                                                    # (V,)
     for _ in range(n_tokens - 1):
         # joint[..., a] * rows[a, b] -> new joint[..., a, b]
@@ -162,8 +160,7 @@ def survival_probabilities(pair: BigramPair, gamma: int) -> np.ndarray:
     array([0.6, 0.4])
     """
     A = acceptance_matrix(pair)                                            # (V, V)
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or gamma < 1:
-        raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
+    check_int(gamma, "gamma", low=1)
     row = np.zeros(pair.V)                                                 # (V,) = e_start
     row[pair.start] = 1.0
     out = np.empty(int(gamma))                                             # (gamma,)

@@ -34,6 +34,7 @@ import numpy as np
 
 from specdec.hardware import GPU
 from specdec.model_specs import ModelSpec
+from specdec.checks import check_int, check_number
 
 
 def _check_sizes(B, k) -> tuple[np.ndarray, np.ndarray]:
@@ -46,8 +47,7 @@ def _check_sizes(B, k) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_time(name: str, value, strictly_positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a number of seconds, got {value!r}")
+    check_number(value, name, must="a number of seconds")
     value = float(value)
     if not math.isfinite(value) or value < 0 or (strictly_positive and value == 0):
         raise ValueError(f"{name} must be {'> 0' if strictly_positive else '>= 0'} and finite, got {value!r}")
@@ -152,8 +152,7 @@ def _check_setup(model: ModelSpec, gpu: GPU, n_gpu, T_bar) -> None:
         raise ValueError(f"model must be a ModelSpec (see specdec.model_specs.MODELS), got {type(model).__name__}")
     if not isinstance(gpu, GPU):
         raise ValueError(f"gpu must be a GPU (see specdec.hardware.GPUS), got {type(gpu).__name__}")
-    if isinstance(n_gpu, bool) or not isinstance(n_gpu, (int, np.integer)) or n_gpu < 1:
-        raise ValueError(f"n_gpu must be a positive integer, got {n_gpu!r}")
+    check_int(n_gpu, "n_gpu", low=1, must="a positive integer")
     if isinstance(T_bar, bool) or not isinstance(T_bar, (int, float, np.integer, np.floating)) \
             or not math.isfinite(T_bar) or T_bar < 0:
         raise ValueError(f"T_bar (mean cached context, tokens) must be a finite number >= 0, got {T_bar!r}")

@@ -28,6 +28,7 @@ from specdec import speedup_model as sm
 from specdec.cost_model import t_pass
 from specdec.distributions import acceptance_probability, residual
 from specdec.tree_sampling import recursive_acceptance
+from specdec.checks import check_int
 
 #: kind -> (chapter to reread, topic)
 KINDS = {
@@ -253,8 +254,7 @@ def make_question(seed: int, kind: str | None = None) -> Question:
 
     The same seed and kind always give the same question.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check_int(seed, "seed", low=0, must="a non-negative integer")
     if kind is not None and kind not in _MAKERS:
         raise ValueError(f"unknown drill kind {kind!r}; kinds are {', '.join(_MAKERS)}")
     rng = np.random.default_rng([int(seed), 1013])

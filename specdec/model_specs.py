@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from specdec.checks import check_int, check_number
 
 
 def _check_count(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+    check_number(value, name)
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be positive and finite, got {value!r}")
 
@@ -100,9 +100,8 @@ class ModelSpec:
         if self.n_experts or self.experts_per_token or self.n_routed_params:
             for field_name in ("n_experts", "experts_per_token"):
                 value = getattr(self, field_name)
-                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                    raise ValueError(f"model {self.name!r}: {field_name} must be a positive integer "
-                                     f"for a mixture of experts, got {value!r}")
+                check_int(value, f"model {self.name!r}: {field_name}", low=1,
+                          must="a positive integer for a mixture of experts")
             if self.experts_per_token > self.n_experts:
                 raise ValueError(f"model {self.name!r}: experts_per_token ({self.experts_per_token}) "
                                  f"cannot exceed n_experts ({self.n_experts})")

@@ -35,6 +35,7 @@ import math
 import numpy as np
 
 from specdec.cost_model import step_cost
+from specdec.checks import check_int
 
 
 def _batch_sizes(B) -> np.ndarray:
@@ -45,8 +46,7 @@ def _batch_sizes(B) -> np.ndarray:
 
 
 def _tokens(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k (tokens per sequence in the pass) must be an integer >= 1, got {k!r}")
+    check_int(k, "k (tokens per sequence in the pass)", low=1)
     return int(k)
 
 
@@ -56,8 +56,7 @@ def _as_out(arr: np.ndarray):
 
 def _check(E, k) -> tuple[int, int]:
     for name, value in (("E", E), ("k", k)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_int(value, name, low=1, must="a positive integer")
     if k > E:
         raise ValueError(f"k (experts per token, {k}) cannot exceed E (experts per layer, {E})")
     return int(E), int(k)
@@ -106,8 +105,7 @@ def verification_expert_ratio(E: int, k: int, B, gamma: int):
     >>> round(verification_expert_ratio(256, 8, 1, 3), 2), round(verification_expert_ratio(256, 8, 64, 3), 2)
     (3.82, 1.15)
     """
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or gamma < 0:
-        raise ValueError(f"gamma must be an integer >= 0, got {gamma!r}")
+    check_int(gamma, "gamma", low=0)
     B_arr = np.asarray(B, dtype=float)
     if np.any(B_arr < 1):
         raise ValueError("B must be >= 1")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from typing import Hashable, Sequence
+from specdec.checks import check_int
 
 _TOKEN = re.compile(r"""
     [A-Za-z_][A-Za-z_0-9]*          # identifiers and keywords
@@ -57,10 +58,8 @@ def tok(text: str) -> list[str]:
 
 
 def _check_nk(n, k) -> None:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n (the longest suffix to look up) must be an int >= 1, got {n!r}")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise ValueError(f"k (the most tokens to propose) must be an int >= 0, got {k!r}")
+    check_int(n, "n (the longest suffix to look up)", low=1, must="an int >= 1")
+    check_int(k, "k (the most tokens to propose)", low=0, must="an int >= 0")
 
 
 def ngram_draft(context: Sequence[Hashable], n: int, k: int) -> list:

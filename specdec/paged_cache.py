@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Hashable, Sequence
 
 import numpy as np
+from specdec.checks import check_int
 
 
 class PagedKVCache:
@@ -43,8 +44,7 @@ class PagedKVCache:
 
     def __init__(self, num_blocks: int, block_size: int, head_dim: int):
         for name, value in (("num_blocks", num_blocks), ("block_size", block_size), ("head_dim", head_dim)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check_int(value, name, low=1, must="a positive int")
         self.block_size = int(block_size)
         self.head_dim = int(head_dim)
         self.k = np.full((num_blocks, block_size, head_dim), np.nan)   # (blocks, block_size, d)

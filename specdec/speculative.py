@@ -29,6 +29,7 @@ import numpy as np
 
 from .bigram import BigramPair
 from .distributions import residual, validate_distribution
+from specdec.checks import check_int
 
 Verifier = Callable[[np.ndarray, np.ndarray, Sequence[int], np.random.Generator], list]
 
@@ -94,8 +95,7 @@ def _verify_unchecked(p: np.ndarray, q: np.ndarray, drafts: list[int], rng) -> l
 def _check_pair_args(pair, gamma) -> None:
     if not isinstance(pair, BigramPair):
         raise ValueError(f"pair must be a BigramPair, got {type(pair).__name__}")
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or gamma < 1:
-        raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
+    check_int(gamma, "gamma", low=1)
 
 
 def _draft_round(q_cdf: np.ndarray, prev_token: int, gamma: int, rng) -> list[int]:
@@ -145,9 +145,7 @@ def sample_round_bigram(pair: BigramPair, prev_token: int, gamma: int, rng,
     4
     """
     _check_pair_args(pair, gamma)
-    if isinstance(prev_token, bool) or not isinstance(prev_token, (int, np.integer)) \
-            or not 0 <= prev_token < pair.V:
-        raise ValueError(f"prev_token must be a token id in 0..{pair.V - 1}, got {prev_token!r}")
+    check_int(prev_token, "prev_token", low=0, high=pair.V - 1, must=f"a token id in 0..{pair.V - 1}")
     return _round(pair, np.cumsum(pair.q, axis=1), int(prev_token), int(gamma), rng, verify)
 
 
@@ -168,8 +166,7 @@ def sample_sequences(pair: BigramPair, n_sequences: int, n_tokens: int, gamma: i
     """
     _check_pair_args(pair, gamma)
     for name, value in (("n_sequences", n_sequences), ("n_tokens", n_tokens)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        check_int(value, name, low=1)
     tokens = np.empty((int(n_sequences), int(n_tokens)), dtype=np.int64)   # (n_sequences, n_tokens)
     q_cdf = np.cumsum(pair.q, axis=1)                                      # (V, V)
     rounds = emitted_total = 0

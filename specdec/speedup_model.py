@@ -26,11 +26,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from specdec.checks import check_int
 
 
 def _check_gamma(gamma, name: str = "gamma") -> int:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or gamma < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {gamma!r}")
+    check_int(gamma, name, low=0, must="a non-negative integer")
     return int(gamma)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from specdec.distributions import validate_distribution
+from specdec.checks import check_int
 
 
 def _check_pair(p, q) -> tuple[np.ndarray, np.ndarray]:
@@ -34,9 +35,7 @@ def _check_pair(p, q) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise ValueError(f"the number of children k must be an integer >= 0, got {k!r}")
-    return int(k)
+    return check_int(k, "the number of children k", low=0)
 
 
 def _next_residual(R: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -38,6 +38,7 @@ Greedy verification is a walk from the prefix down the children that match the t
 from __future__ import annotations
 
 import numpy as np
+from specdec.checks import check_int
 
 
 def validate_parents(parents) -> np.ndarray:
@@ -71,8 +72,7 @@ def validate_parents(parents) -> np.ndarray:
 
 
 def _check_prefix_len(prefix_len) -> int:
-    if isinstance(prefix_len, bool) or not isinstance(prefix_len, (int, np.integer)) or prefix_len < 0:
-        raise ValueError(f"prefix_len must be an integer >= 0, got {prefix_len!r}")
+    check_int(prefix_len, "prefix_len", low=0)
     return int(prefix_len)
 
 
