@@ -409,3 +409,20 @@ def test_inverse_transform_sample_has_the_rows_law(monkeypatch):
     import specdec.engine.processing as processing
     monkeypatch.setattr(processing.torch, "rand", lambda shape, **k: torch.ones(shape, dtype=k.get("dtype")))
     assert sample(torch.tensor([0.3, 0.7, 0.0, 0.0])).item() == 1
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_engine_runs_on_static_caches(pair, temperature):
+    # transformers' StaticCache keeps fixed buffers and rolls back by a device-side counter
+    # (crop(-n)): the engine's rounds, rollback included, must give the same text as with
+    # dynamic caches (greedy), and the same text for the same seed (sampling).
+    from transformers import StaticCache
+    target, draft = pair
+    factory = lambda model: StaticCache(config=model.config, max_cache_len=64)      # noqa: E731
+    prompt = PROMPTS[2]
+    runs = [speculative_generate(target, draft, prompt, gamma=3, max_new_tokens=20, temperature=temperature,
+                                 generator=torch.Generator().manual_seed(4), cache_factory=cf)[0].tolist()
+            for cf in (None, factory)]
+    assert runs[0] == runs[1]
+    if temperature == 0:
+        assert runs[1] == plain_generate(target, prompt, 20, temperature=0.0, cache_factory=factory).tolist()

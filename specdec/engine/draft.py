@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import torch
 
-from .prefill import forward
-from .processing import Sampling, process, sample
+from .prefill import _device, forward
+from .processing import Sampling, check_generator, process, sample
 
 
 def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampling,
@@ -35,10 +35,15 @@ def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampli
         raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
     drafts, rows = [], []
     feed = unseen
+    u = None
+    if not sampling.greedy:                                                  # all gamma uniforms in one call
+        device = _device(model)
+        check_generator(generator, device)
+        u = torch.rand(gamma, generator=generator, device=device, dtype=torch.float64)   # (gamma,)
     for i in range(gamma):
         logits, cache = forward(model, feed, cache)                          # (n, V)
         q_i = process(logits[-1], sampling)                                  # (V,)
-        x = q_i.argmax() if sampling.greedy else sample(q_i, generator)      # () on the device
+        x = q_i.argmax() if sampling.greedy else sample(q_i, u=u[i])         # () on the device
         drafts.append(x)
         rows.append(q_i)
         feed = x.reshape(1)

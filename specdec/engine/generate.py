@@ -77,10 +77,14 @@ def _check_request(model, prompt, max_new_tokens, extra=0):
                          f"model's {limit} positions")
 
 
+def _empty_cache(cache_factory, model):
+    return None if cache_factory is None else cache_factory(model)
+
+
 @torch.inference_mode()
 def plain_generate(model, prompt: torch.Tensor, max_new_tokens: int, temperature: float = 1.0, top_k: int = 0,
                    top_p: float = 1.0, eos_token_id: int | None = None,
-                   generator: torch.Generator | None = None) -> torch.Tensor:
+                   generator: torch.Generator | None = None, cache_factory=None) -> torch.Tensor:
     """Ordinary decoding, one target pass per token, with the same processing; returns the new tokens (n,).
 
     The probabilities stay on the model's device; `generator` must be there too. Each token is
@@ -91,7 +95,7 @@ def plain_generate(model, prompt: torch.Tensor, max_new_tokens: int, temperature
     device = model_device(model)
     check_generator(generator, device)
     out: list[int] = []
-    cache, feed = None, prompt.to(device)
+    cache, feed = _empty_cache(cache_factory, model), prompt.to(device)
     while len(out) < max_new_tokens:
         logits, cache = forward(model, feed, cache)                          # (n, V)
         p = process(logits[-1], sampling)                                    # (V,)
@@ -106,12 +110,14 @@ def plain_generate(model, prompt: torch.Tensor, max_new_tokens: int, temperature
 def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_new_tokens: int,
                          temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
                          eos_token_id: int | None = None, generator: torch.Generator | None = None,
-                         stats: RoundStats | None = None) -> tuple[torch.Tensor, RoundStats]:
+                         stats: RoundStats | None = None, cache_factory=None) -> tuple[torch.Tensor, RoundStats]:
     """Generate up to max_new_tokens after `prompt` (1-D) with gamma drafts per round.
 
     Returns (new tokens (n,) int64, RoundStats). The output has the target's exact distribution
     under the given sampling (greedy when temperature == 0: the target's own greedy text).
-    Stops right after eos_token_id, or at exactly max_new_tokens tokens.
+    Stops right after eos_token_id, or at exactly max_new_tokens tokens. `cache_factory(model)`,
+    if given, makes each model's empty KV cache (e.g. a transformers StaticCache, which rolls
+    back by a device-side counter); by default the models make dynamic caches.
     """
     if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
         raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
@@ -124,17 +130,18 @@ def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_ne
         raise ValueError(f"stats were made for gamma {stats.gamma}, not {gamma}")
     device = model_device(target)
     check_generator(generator, device)
+    caches = (_empty_cache(cache_factory, target), _empty_cache(cache_factory, draft))
     return _speculative_loop(target, draft, prompt.tolist(), gamma, max_new_tokens, sampling, eos_token_id,
-                             generator, stats, device)
+                             generator, stats, device, caches)
 
 
 @torch.inference_mode()
 def _speculative_loop(target, draft, committed: list[int], gamma, max_new_tokens, sampling, eos_token_id, generator,
-                      stats, device):
+                      stats, device, caches):
     # p, q and the drafts stay on `device` for the whole round; verify_block reads the round's
     # outcome back once (the loop must know how much to commit and where to crop).
     n_prompt = len(committed)
-    t_cache = d_cache = None
+    t_cache, d_cache = caches
     while len(committed) - n_prompt < max_new_tokens:
         room = max_new_tokens - (len(committed) - n_prompt)
         g = min(gamma, room - 1)                                             # drafts that can still be used

@@ -21,6 +21,7 @@ either side of the rename.
 from __future__ import annotations
 
 import inspect
+import weakref
 
 import torch
 
@@ -36,10 +37,20 @@ def cache_argument(model) -> str:
     return _CACHE_ARG[cls]
 
 
+_FIRST_PARAMETER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _device(model) -> torch.device:
-    embed = getattr(model, "get_input_embeddings", None)                    # cheaper than walking parameters()
-    weight = getattr(embed(), "weight", None) if embed is not None else None
-    return weight.device if isinstance(weight, torch.Tensor) else next(model.parameters()).device
+    """The model's device, from its first parameter, found once per model.
+
+    `model.to(...)` swaps a parameter's data in place and keeps the Parameter object, so the
+    remembered parameter always reports where the model is now; walking `model.parameters()`
+    on every pass costs more than the engine's whole verification on a small model.
+    """
+    param = _FIRST_PARAMETER.get(model)
+    if param is None:
+        param = _FIRST_PARAMETER[model] = next(model.parameters())
+    return param.device
 
 
 def cache_length(cache) -> int:
