@@ -122,11 +122,7 @@ def resample_from_p(p, q, drafts, generator=None, draw=None):
     p_x, q_x = p[:, :gamma].gather(-1, idx).squeeze(-1), q.gather(-1, idx).squeeze(-1)
     u = torch.rand(B, gamma, generator=generator, dtype=p.dtype)
     n = (u * q_x < p_x).long().cumprod(1).sum(1)
-    rows = torch.arange(B)
-    extra = draw(p[rows, n], generator)
-    tokens = torch.where(torch.arange(gamma + 1) < n[:, None], torch.cat([drafts, drafts[:, :1]], 1), -1)
-    tokens[rows, n] = extra
-    return tokens, n
+    return n, draw(p[torch.arange(B), n], generator)
 
 
 def test_gamma_3_test_catches_a_verifier_that_resamples_from_p(pair4, monkeypatch):
@@ -134,7 +130,7 @@ def test_gamma_3_test_catches_a_verifier_that_resamples_from_p(pair4, monkeypatc
     # chi-square 330.5 on 26 degrees of freedom, p = 1.6e-54 (n = 800).
     from autograder.stats import chi_square, count_outcomes
     import specdec.engine.verify as verify
-    monkeypatch.setattr(verify, "verify_rows", resample_from_p)
+    monkeypatch.setattr(verify, "accept_and_extra", resample_from_p)
     target, draft = pair4
     prompt = torch.tensor([2, 3])
     samples, _ = sampled_runs(target, draft, prompt, N_GAMMA3, seed=8)
