@@ -139,7 +139,9 @@ def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_ne
 def _speculative_loop(target, draft, committed: list[int], gamma, max_new_tokens, sampling, eos_token_id, generator,
                       stats, device, caches):
     # p, q and the drafts stay on `device` for the whole round; verify_block reads the round's
-    # outcome back once (the loop must know how much to commit and where to crop).
+    # outcome back once (the loop must know how much to commit and where to crop). The committed
+    # text lives on the host (it is what the loop returns): each round sends only the one or two
+    # tokens a cache has not seen yet.
     n_prompt = len(committed)
     t_cache, d_cache = caches
     while len(committed) - n_prompt < max_new_tokens:
