@@ -75,32 +75,32 @@ def hf_sampling_kwargs(temperature):
 def run_hf(target, draft, prompts, temperature, seed):
     torch.manual_seed(seed)                      # HF samples from the global generator
     outs = []
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     for ids in prompts:
         x = ids[None, :]
         out = target.generate(x, attention_mask=torch.ones_like(x), assistant_model=draft, max_new_tokens=N_NEW,
                               min_new_tokens=N_NEW, pad_token_id=0, **hf_sampling_kwargs(temperature))
         outs.append(out[0, x.shape[1]:].tolist())
-    return outs, time.perf_counter() - t0
+    return outs, (time.perf_counter() - t0, time.thread_time() - c0)
 
 
 def run_course(target, draft, prompts, temperature, seed):
     gen = torch.Generator().manual_seed(seed)
     stats = RoundStats(GAMMA)
     outs = []
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     for ids in prompts:
         out, _ = speculative_generate(target, draft, ids, gamma=GAMMA, max_new_tokens=N_NEW, temperature=temperature,
                                       generator=gen, stats=stats)
         outs.append(out.tolist())
-    return outs, time.perf_counter() - t0, stats
+    return outs, (time.perf_counter() - t0, time.thread_time() - c0), stats
 
 
 def run_plain(target, prompts, temperature, seed):
     gen = torch.Generator().manual_seed(seed)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     outs = [plain_generate(target, ids, N_NEW, temperature=temperature, generator=gen).tolist() for ids in prompts]
-    return outs, time.perf_counter() - t0
+    return outs, (time.perf_counter() - t0, time.thread_time() - c0)
 
 
 def spread(xs, fmt="{:.0f}"):
@@ -114,7 +114,8 @@ def measure(target, draft, prompts, temperature, repeats, counts):
     run_course(target, draft, prompts[:2], temperature, 0)                   # warm-up, each engine once
     run_hf(target, draft, prompts[:2], temperature, 0)
     run_plain(target, prompts[:2], temperature, 0)
-    res = dict(course=[], hf=[], plain=[], ratio=[], course_passes=[], hf_passes=[], same=[], n_bar=[])
+    res = dict(course=[], hf=[], plain=[], ratio=[], ratio_cpu=[], course_plain_cpu=[], course_passes=[], hf_passes=[],
+               same=[], n_bar=[])
     for r in range(repeats):
         seed = 100 + r
         tc.calls = dc.calls = 0
@@ -127,10 +128,12 @@ def measure(target, draft, prompts, temperature, repeats, counts):
         plain, t_plain = run_plain(target, prompts, temperature, seed)
         if sum(map(len, theirs)) != n_tokens or sum(map(len, ours)) != n_tokens:
             raise RuntimeError("an engine stopped early: the comparison needs the same number of tokens")
-        res["course"].append(n_tokens / t_ours)
-        res["hf"].append(n_tokens / t_hf)
-        res["plain"].append(n_tokens / t_plain)
-        res["ratio"].append(t_hf / t_ours)
+        res["course"].append(n_tokens / t_ours[0])
+        res["hf"].append(n_tokens / t_hf[0])
+        res["plain"].append(n_tokens / t_plain[0])
+        res["ratio"].append(t_hf[0] / t_ours[0])
+        res["ratio_cpu"].append(t_hf[1] / t_ours[1])
+        res["course_plain_cpu"].append(t_plain[1] / t_ours[1])
         res["same"].append((ours == theirs, ours == plain))
         res["greedy_outs"] = ours
         print(f"  T = {temperature}, repeat {r + 1}: course {res['course'][-1]:.0f} tok/s "
@@ -153,7 +156,9 @@ def table(res, temperature, n_prompts):
              f"Ratio course / HF (per repeat, same prompts and tokens): **{spread(res['ratio'], '{:.2f}')}**. "
              f"Course engine against plain decoding: {spread([c / p for c, p in zip(res['course'], res['plain'])], '{:.2f}')}; "
              f"HF against plain: {spread([h / p for h, p in zip(res['hf'], res['plain'])], '{:.2f}')}. "
-             f"Course n_bar: {spread(res['n_bar'], '{:.2f}')}."]
+             f"Course n_bar: {spread(res['n_bar'], '{:.2f}')}. In CPU time of the thread (what a busy machine "
+             f"disturbs least): course / HF {spread(res['ratio_cpu'], '{:.2f}')}, course / plain "
+             f"{spread(res['course_plain_cpu'], '{:.2f}')}."]
     if temperature == 0:
         same_hf = all(s[0] for s in res["same"])
         same_plain = all(s[1] for s in res["same"])
@@ -187,7 +192,7 @@ def main(argv=None):
     draft.generation_config.num_assistant_tokens_schedule = "constant"
     run_hf(target, draft, prompts[:2], 0.0, 0)
     counts[0].calls = counts[1].calls = 0
-    default_outs, t_default = run_hf(target, draft, prompts, 0.0, 0)
+    default_outs, (t_default, _) = run_hf(target, draft, prompts, 0.0, 0)
     default_passes = (counts[0].calls, counts[1].calls)
     hf_settings = configure_hf_assistant(draft, GAMMA)
     results = {T: measure(target, draft, prompts, T, repeats, counts) for T in (0.0, 1.0)}
