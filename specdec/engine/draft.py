@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import torch
 
-from .prefill import _device, forward
+from .prefill import forward, model_device
 from .processing import Sampling, check_generator, process, sample
 
 
@@ -37,9 +37,10 @@ def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampli
     feed = unseen
     u = None
     if not sampling.greedy:                                                  # all gamma uniforms in one call
-        device = _device(model)
+        device = model_device(model)
         check_generator(generator, device)
-        u = torch.rand(gamma, generator=generator, device=device, dtype=torch.float64)   # (gamma,)
+        wide = torch.float32 if device.type == "mps" else torch.float64      # MPS has no float64
+        u = torch.rand(gamma, generator=generator, device=device, dtype=wide)   # (gamma,)
     for i in range(gamma):
         logits, cache = forward(model, feed, cache)                          # (n, V)
         q_i = process(logits[-1], sampling)                                  # (V,)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import torch
 
 from .draft import draft_block
-from .prefill import cache_length, forward
+from .prefill import cache_length, forward, model_device
 from .processing import Sampling, check_generator, process, same_device, sample
 from .rollback import crop_cache
 from .stats import RoundStats
@@ -39,10 +39,6 @@ def _vocab(model) -> int:
 def _max_positions(model):
     cfg = model.config
     return getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
-
-
-def model_device(model) -> torch.device:
-    return next(model.parameters()).device
 
 
 def check_pair(target, draft, target_tokenizer=None, draft_tokenizer=None) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .prefill import _device, cache_argument, forward, prefill
+from .prefill import cache_argument, forward, model_device, prefill
 from .rollback import crop_cache
 
 
@@ -77,7 +77,7 @@ def pass_time_samples(models: dict, ks, context: int = 128, repeats: int = 10, w
     gen = torch.Generator().manual_seed(seed)
     for name, model in models.items():
         vocab[name] = model.get_output_embeddings().weight.shape[0]
-        devices[name] = _device(model)
+        devices[name] = model_device(model)
         _, caches[name] = prefill(model, torch.randint(vocab[name], (context,), generator=gen))
     ids = {(name, k): torch.randint(vocab[name], (int(k),), generator=gen).to(devices[name])
            for name in models for k in ks}
@@ -101,7 +101,7 @@ def static_step(model, k: int, context: int = 128, seed: int = 0):
     wound back after every call), so the call can be repeated, timed, or captured in a graph.
     """
     from transformers import StaticCache
-    device = _device(model)
+    device = model_device(model)
     vocab = model.get_output_embeddings().weight.shape[0]
     gen = torch.Generator().manual_seed(seed)
     cache = StaticCache(config=model.config, max_cache_len=context + k)
