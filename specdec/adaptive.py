@@ -37,9 +37,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from specdec.checks import check_int, is_int
+
 from specdec.cost_model import StepCost
 from specdec.distributions import residual, validate_distribution
-from specdec.checks import check_int
 
 
 def survival_from_confidence(confidence) -> np.ndarray:
@@ -183,6 +184,6 @@ def is_prefix_schedule(lengths, survivals) -> bool:
     """True when every entry of `lengths` is an integer between 0 and that request's draft count."""
     if len(lengths) != len(survivals):
         return False
-    return all(isinstance(l, (int, np.integer)) and not isinstance(l, bool) and 0 <= l <= len(row)
+    return all(is_int(l) and 0 <= l <= len(row)
                for l, row in zip(lengths, survivals))
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import math
 
+from specdec.checks import check_number
+
 
 def _check_positive(name: str, value: float) -> None:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+    check_number(value, name)
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 

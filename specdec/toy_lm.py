@@ -35,6 +35,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from specdec.checks import check_int, is_int
+
 DEFAULT_V = 32
 N_POSITIONS = 256          # period of the position term: context lengths n and n + 256 share it
 POSITION_SCALE = 0.5       # the position term is weaker than the two-token term
@@ -60,15 +62,14 @@ def validate_request(prompt, n_new, gamma=None, V: int | None = None) -> list[in
         raise ValueError(f"the prompt must be a list of token ids, got {type(prompt).__name__}")
     if len(prompt) == 0:
         raise ValueError("the prompt must hold at least one token")
-    if not all(isinstance(t, (int, np.integer)) and not isinstance(t, bool) for t in prompt):
+    if not all(is_int(t) for t in prompt):
         raise ValueError(f"the prompt must hold integer token ids, got {list(prompt)!r}")
     tokens = [int(t) for t in prompt]
     if V is not None and not all(0 <= t < V for t in tokens):
         raise ValueError(f"token ids must lie in 0..{V - 1}, the prompt holds {tokens!r}")
-    if not isinstance(n_new, (int, np.integer)) or isinstance(n_new, bool) or n_new < 0:
-        raise ValueError(f"n_new must be an integer >= 0, got {n_new!r}")
-    if gamma is not None and (not isinstance(gamma, (int, np.integer)) or isinstance(gamma, bool) or gamma < 1):
-        raise ValueError(f"gamma (drafted tokens per round) must be an integer >= 1, got {gamma!r}")
+    check_int(n_new, "n_new", low=0)
+    if gamma is not None:
+        check_int(gamma, "gamma (drafted tokens per round)", low=1)
     return tokens
 
 
@@ -114,8 +115,7 @@ def make_models(seed: int, noise: float, V: int = DEFAULT_V) -> tuple[TargetFn, 
     >>> bool(np.array_equal(d1([5, 6]), t1([5, 6])[-1]))  # noise 0.5 perturbs the draft
     False
     """
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    check_int(seed, "seed", low=0)
     if not isinstance(V, (int, np.integer)) or V < 2:
         raise ValueError(f"V (vocabulary size) must be an integer >= 2, got {V!r}")
     if not np.isfinite(noise) or noise < 0:

@@ -21,6 +21,7 @@ import torch
 
 from .prefill import forward, model_device
 from .processing import Sampling, check_generator, process, sample
+from ..checks import check_int
 
 
 def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampling,
@@ -31,8 +32,7 @@ def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampli
     is read back to the host: each draft is fed to the next step as a device tensor); the cache
     then holds the committed tokens and drafts x_1..x_{gamma-1} (x_gamma itself was never fed).
     """
-    if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
-        raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
+    check_int(gamma, "gamma", low=1)
     drafts, rows = [], []
     feed = unseen
     u = None

@@ -30,6 +30,7 @@ from .processing import Sampling, check_generator, process, same_device, sample
 from .rollback import crop_cache
 from .stats import RoundStats
 from .verify import verify_block
+from ..checks import check_int
 
 
 def _vocab(model) -> int:
@@ -65,8 +66,7 @@ def check_pair(target, draft, target_tokenizer=None, draft_tokenizer=None) -> No
 def _check_request(model, prompt, max_new_tokens, extra=0):
     if not isinstance(prompt, torch.Tensor) or prompt.ndim != 1 or prompt.numel() == 0:
         raise ValueError("prompt must be a non-empty 1-D tensor of token ids (batch size 1)")
-    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
-        raise ValueError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
+    check_int(max_new_tokens, "max_new_tokens", low=0)
     limit = _max_positions(model)
     if limit is not None and prompt.numel() + max_new_tokens + extra > limit:
         raise ValueError(f"prompt ({prompt.numel()}) + max_new_tokens ({max_new_tokens}) + {extra} exceeds the "
@@ -115,8 +115,7 @@ def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_ne
     if given, makes each model's empty KV cache (e.g. a transformers StaticCache, which rolls
     back by a device-side counter); by default the models make dynamic caches.
     """
-    if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
-        raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
+    check_int(gamma, "gamma", low=1)
     sampling = Sampling(temperature, top_k, top_p)
     check_pair(target, draft)
     for model in (target, draft):

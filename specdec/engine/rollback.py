@@ -20,6 +20,7 @@ result, and falls back to slicing the layers' tensors itself (and to slicing leg
 from __future__ import annotations
 
 from .prefill import cache_length
+from ..checks import check_int
 
 
 def _slice_layers(cache, n_keep: int) -> bool:
@@ -36,8 +37,8 @@ def _slice_layers(cache, n_keep: int) -> bool:
 def crop_cache(cache, n_keep: int):
     """Keep the first `n_keep` tokens of `cache`; returns the cropped cache (same object for Cache classes)."""
     length = cache_length(cache)
-    if isinstance(n_keep, bool) or not isinstance(n_keep, int) or not 0 <= n_keep <= length:
-        raise ValueError(f"n_keep must be an integer in 0..{length} (the cache holds {length} tokens), got {n_keep!r}")
+    check_int(n_keep, "n_keep", low=0, high=length,
+              must=f"an integer in 0..{length} (the cache holds {length} tokens)")
     n_remove = length - n_keep
     if n_remove == 0:
         return cache
