@@ -391,6 +391,18 @@ def test_batched_verify_does_not_copy_q(monkeypatch):
     assert tokens.shape == (8, 4) and all(w < V for w in widths), widths
 
 
+def test_batched_verify_casts_only_the_rows_it_uses():
+    # A bf16/fp32 draft beside an fp64 target: converting all of q would copy (B, gamma, V)
+    # again; only the gathered rows q_x and q_n may change dtype.
+    V = 1000
+    p = torch.softmax(torch.randn(8, 4, V, dtype=torch.float64), -1)
+    q = torch.softmax(torch.randn(8, 3, V), -1)                          # float32
+    converted = []
+    real_to = q.to
+    q.to = lambda *a, **k: converted.append(a) or real_to(*a, **k)     # seen only if called on q itself
+    tokens, n = batched_verify(p, q, torch.randint(V, (8, 3)), torch.Generator().manual_seed(0))
+    assert tokens.shape == (8, 4) and not converted, f"q itself was converted: {converted}"
+
 def test_inverse_transform_sample_has_the_rows_law(monkeypatch):
     # The engine's sampler: unnormalized rows, zeros anywhere (also at both ends), many rows at once.
     rows = torch.tensor([[0.0, 2.0, 0.0, 1.0, 1.0, 0.0], [3.0, 0.0, 0.0, 0.0, 0.0, 1.0]], dtype=torch.float64)

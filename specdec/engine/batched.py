@@ -64,7 +64,7 @@ def batched_verify(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor,
     check_batch(p, q, drafts)
     check_generator(generator, p.device)
     drafts = drafts.long()
-    n, extra = accept_and_extra(p, q.to(p.dtype), drafts, generator)        # (B,), (B,)
+    n, extra = accept_and_extra(p, q, drafts, generator)                     # (B,), (B,)
     B, gamma = drafts.shape
     pos = torch.arange(gamma + 1, device=p.device)                           # (gamma + 1,)
     padded = torch.cat([drafts, drafts.new_full((B, 1), PAD)], dim=1)        # (B, gamma + 1), small: ids only
@@ -89,13 +89,13 @@ def accept_and_extra(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor, gen
     B, gamma, V = q.shape
     idx = drafts.unsqueeze(-1)                                               # (B, gamma, 1)
     p_x = p[:, :gamma].gather(-1, idx).squeeze(-1)                           # (B, gamma)
-    q_x = q.gather(-1, idx).squeeze(-1)                                      # (B, gamma)
+    q_x = q.gather(-1, idx).squeeze(-1).to(p.dtype)                          # (B, gamma) cast the rows used, never all of q
     u = torch.rand(B, gamma, generator=generator, device=p.device, dtype=p.dtype)
     accept = u * q_x < p_x                                                   # (B, gamma) u < p/q without dividing
     n = accept.long().cumprod(dim=1).sum(dim=1)                              # (B,) leading accepts, on the device
     rows = torch.arange(B, device=p.device)                                  # (B,)
     p_n = p[rows, n]                                                         # (B, V)
-    q_n = q[rows, n.clamp_max(gamma - 1)]                                    # (B, V) row n, or row gamma - 1 if n = gamma
+    q_n = q[rows, n.clamp_max(gamma - 1)].to(p.dtype)                        # (B, V) row n, or row gamma - 1 if n = gamma
     q_n = torch.where((n < gamma)[:, None], q_n, 0.0)                        # (B, V) the zero row past the last draft
     missing = (p_n - q_n).clamp_min(0.0)                                     # (B, V) unnormalized residual
     residual = torch.where(missing.sum(dim=-1, keepdim=True) > 0, missing, p_n)   # (B, V); p if p == q in float
