@@ -5,7 +5,6 @@ target's exact (processed) distribution by chi-square; rollback leaves caches th
 same logits as a fresh pass; stop tokens and length limits are honoured exactly; bad
 arguments are refused with clear errors.
 """
-import itertools
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from autograder.stats import assert_distribution
 from specdec.engine.batched import batched_verify
 from specdec.engine.generate import check_pair, plain_generate, speculative_generate
 from specdec.engine.prefill import cache_length, forward, prefill
-from specdec.engine.processing import probs
+from specdec.engine.processing import probs, sample
 from specdec.engine.rollback import crop_cache
 from specdec.engine.stats import RoundStats
 
@@ -68,33 +67,80 @@ def test_perfect_draft_keeps_every_draft(pair):
     assert np.allclose(stats.survival(), 1.0) and stats.n_bar() == 4.0
 
 
-def exact_first_two(target, prompt, **sampling):
-    """{(x1, x2): probability} of the target's first two processed samples after prompt."""
-    logits, _ = forward(target, prompt)
-    p1 = probs(logits[-1], **sampling).double()
-    table = {}
-    for a in range(V):
-        if p1[a] > 0:
-            l2, _ = forward(target, torch.cat([prompt, torch.tensor([a])]))
-            p2 = probs(l2[-1], **sampling).double()
-            for b in range(V):
-                if p2[b] > 0:
-                    table[(a, b)] = float(p1[a] * p2[b])
+def exact_first(target, prompt, k, **sampling):
+    """{(x1, ..., xk): probability} of the target's first k processed samples after prompt, by enumeration."""
+    table = {(): 1.0}
+    for _ in range(k):
+        grown = {}
+        for seq, weight in table.items():
+            logits, _ = forward(target, torch.cat([prompt, torch.tensor(seq, dtype=torch.long)]))
+            row = probs(logits[-1], **sampling).double()
+            for x in range(row.numel()):
+                if row[x] > 0:
+                    grown[seq + (x,)] = weight * float(row[x])
+        table = grown
     total = sum(table.values())
-    return {k: v / total for k, v in table.items()}
+    return {key: v / total for key, v in table.items()}
 
 
-@pytest.mark.parametrize("sampling", [dict(temperature=1.0), dict(temperature=0.8, top_k=4, top_p=0.9)])
-def test_sampled_output_has_the_targets_distribution(pair, sampling):
-    target, draft = pair
+@pytest.fixture(scope="module")
+def pair4():
+    # Four tokens, so that four emitted tokens make 256 cells; the draft keeps 0, 1, 2 or all 3
+    # of its drafts in comparable shares (checked below), so every branch of the rule is exercised.
+    return tiny(2, 0, vocab=4), tiny(1, 1, vocab=4)
+
+
+def sampled_runs(target, draft, prompt, n_runs, seed, k=4, gamma=3, **sampling):
+    """First k tokens of n_runs engine runs with gamma drafts (max_new_tokens = k: round one drafts gamma)."""
+    gen = torch.Generator().manual_seed(seed)
+    stats = RoundStats(gamma)
+    samples = [tuple(speculative_generate(target, draft, prompt, gamma=gamma, max_new_tokens=k, generator=gen,
+                                          stats=stats, **sampling)[0].tolist()) for _ in range(n_runs)]
+    return samples, stats
+
+
+N_GAMMA3 = 800
+
+
+@pytest.mark.parametrize("sampling", [dict(temperature=1.0), dict(temperature=0.8, top_k=3, top_p=0.9)])
+def test_sampled_output_has_the_targets_distribution_at_gamma_3(pair4, sampling):
+    # The first round drafts gamma = 3 tokens (max_new_tokens = 4 leaves room for 3 drafts + 1),
+    # so the four emitted tokens come from rejections at positions 1, 2, 3, the bonus row, and
+    # the rounds after them: their joint law must be the target's, computed by enumeration.
+    target, draft = pair4
     prompt = torch.tensor([2, 3])
-    gen = torch.Generator().manual_seed(7)
-    samples = []
-    for _ in range(900):
-        out, _ = speculative_generate(target, draft, prompt, gamma=3, max_new_tokens=2, generator=gen, **sampling)
-        samples.append(tuple(out.tolist()))
-    assert_distribution(samples, exact_first_two(target, prompt, **sampling),
-                        what=f"first two tokens, engine with {sampling}")
+    samples, stats = sampled_runs(target, draft, prompt, N_GAMMA3, seed=7, **sampling)
+    assert (stats.histogram > 0.05 * N_GAMMA3).all(), stats.histogram     # every accepted length occurs
+    assert_distribution(samples, exact_first(target, prompt, 4, **sampling),
+                        what=f"first four tokens, engine with gamma = 3 and {sampling}")
+
+
+def resample_from_p(p, q, drafts, generator=None, draw=None):
+    """A known bug: the token after a rejection is drawn from p, not from the residual max(0, p - q)."""
+    B, gamma, V = q.shape
+    idx = drafts.unsqueeze(-1)
+    p_x, q_x = p[:, :gamma].gather(-1, idx).squeeze(-1), q.gather(-1, idx).squeeze(-1)
+    u = torch.rand(B, gamma, generator=generator, dtype=p.dtype)
+    n = (u * q_x < p_x).long().cumprod(1).sum(1)
+    rows = torch.arange(B)
+    extra = draw(p[rows, n], generator)
+    tokens = torch.where(torch.arange(gamma + 1) < n[:, None], torch.cat([drafts, drafts[:, :1]], 1), -1)
+    tokens[rows, n] = extra
+    return tokens, n
+
+
+def test_gamma_3_test_catches_a_verifier_that_resamples_from_p(pair4, monkeypatch):
+    # Power of the test above on the same models and sample size. Recorded for this bug (seed 8):
+    # chi-square 330.5 on 26 degrees of freedom, p = 1.6e-54 (n = 800).
+    from autograder.stats import chi_square, count_outcomes
+    import specdec.engine.verify as verify
+    monkeypatch.setattr(verify, "verify_rows", resample_from_p)
+    target, draft = pair4
+    prompt = torch.tensor([2, 3])
+    samples, _ = sampled_runs(target, draft, prompt, N_GAMMA3, seed=8)
+    result = chi_square(count_outcomes(samples), exact_first(target, prompt, 4))
+    print(result.summary())
+    assert result.p_value < 1e-12, result.summary()
 
 
 def test_survival_statistics_match_exact_acceptance(pair):
@@ -265,3 +311,101 @@ def test_batched_verify_rejects_bad_shapes():
         batched_verify(torch.ones(2, 3, 4) / 4, torch.ones(2, 3, 4) / 4, torch.zeros(2, 3, dtype=torch.long))
     with pytest.raises(ValueError, match="integer"):
         batched_verify(torch.ones(2, 3, 4) / 4, torch.ones(2, 2, 4) / 4, torch.zeros(2, 2))
+
+
+# --- devices: p, q and the generator live where the models are -----------------------------------
+
+def test_a_generator_on_another_device_is_refused(pair):
+    # PyTorch samples on the generator's own device only. The engine keeps p and q where the
+    # models are and needs the generator there too; a mismatch is refused up front with a message
+    # that says what to do, instead of failing deep inside torch on the first sampled round (as a
+    # CUDA generator with CPU-side p did). This machine has one real device, so the models go to
+    # 'meta' (a device without data) and the generator stays on the CPU.
+    target, draft = (m.to("meta") for m in (tiny(2, 0), tiny(1, 1)))
+    gen = torch.Generator().manual_seed(0)
+    with pytest.raises(ValueError, match=r"generator is on cpu.*torch.Generator\(device='meta'\)"):
+        speculative_generate(target, draft, torch.tensor([1, 2]), gamma=3, max_new_tokens=4, generator=gen)
+    with pytest.raises(ValueError, match="generator is on cpu"):
+        plain_generate(target, torch.tensor([1, 2]), 4, generator=gen)
+    p = torch.full((2, 4, 5), 0.2, device="meta")
+    q = torch.full((2, 3, 5), 0.2, device="meta")
+    with pytest.raises(ValueError, match="generator is on cpu"):
+        batched_verify(p, q, torch.zeros(2, 3, dtype=torch.long, device="meta"), gen)
+    with pytest.raises(ValueError, match="one device"):
+        speculative_generate(pair[0], draft, torch.tensor([1, 2]), gamma=3, max_new_tokens=4)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_sampled_engine_runs_on_cuda(pair):
+    target, draft = (m.to("cuda") for m in (tiny(2, 0), tiny(1, 1)))
+    runs = [speculative_generate(target, draft, torch.tensor([1, 2]), gamma=3, max_new_tokens=12,
+                                 generator=torch.Generator(device="cuda").manual_seed(0))[0].tolist() for _ in range(2)]
+    assert runs[0] == runs[1] and len(runs[0]) == 12
+    with pytest.raises(ValueError, match="generator is on cpu"):
+        speculative_generate(target, draft, torch.tensor([1, 2]), gamma=3, max_new_tokens=4,
+                             generator=torch.Generator().manual_seed(0))
+
+
+class HostReads:
+    """Counts, from the engine's own code, the calls that copy a tensor to the host or wait for it."""
+
+    NAMES = ("cpu", "tolist", "item", "__int__", "__float__", "__bool__", "__index__", "numpy")
+
+    def __init__(self, monkeypatch):
+        import sys
+        self.calls = []
+        for name in self.NAMES:
+            real = getattr(torch.Tensor, name)
+
+            def spy(t, *a, __real=real, __name=name, **k):
+                caller = sys._getframe(1).f_code.co_filename
+                if "specdec/engine" in caller.replace("\\", "/"):
+                    self.calls.append((__name, caller.rsplit("/", 1)[-1], sys._getframe(1).f_lineno))
+                return __real(t, *a, **k)
+            monkeypatch.setattr(torch.Tensor, name, spy)
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.0])
+def test_a_round_reads_back_to_the_host_once(pair, monkeypatch, temperature):
+    # p, q and the drafts stay on the models' device; the batch-1 loop reads one thing back per
+    # round (the emitted tokens, with the alphas), because it must know how much to commit before
+    # it crops the caches. Beyond that: the prompt's tokens, once. No .cpu() of p or q at all.
+    target, draft = pair
+    reads = HostReads(monkeypatch)
+    _, stats = speculative_generate(target, draft, torch.tensor([1, 2, 3]), gamma=3, max_new_tokens=17,
+                                    temperature=temperature, generator=torch.Generator().manual_seed(1))
+    assert not [c for c in reads.calls if c[0] == "cpu"], reads.calls
+    assert len(reads.calls) <= stats.target_calls + 1, (stats.target_calls, reads.calls)
+
+
+def test_batched_verify_does_not_copy_q(monkeypatch):
+    # The bonus row is a zero row of q, taken by gathering row n and masking it: no
+    # (B, gamma + 1, V) copy of q (650 MB at B = 256, V = 128k) and no torch.cat of anything V-wide.
+    real_cat = torch.cat
+    widths = []
+
+    def cat(tensors, *a, **k):
+        widths.append(max(t.shape[-1] for t in tensors))
+        return real_cat(tensors, *a, **k)
+    monkeypatch.setattr(torch, "cat", cat)
+    V = 1000
+    p = torch.softmax(torch.randn(8, 4, V, dtype=torch.float64), -1)
+    q = torch.softmax(torch.randn(8, 3, V, dtype=torch.float64), -1)
+    tokens, n = batched_verify(p, q, torch.randint(V, (8, 3)), torch.Generator().manual_seed(0))
+    assert tokens.shape == (8, 4) and all(w < V for w in widths), widths
+
+
+def test_inverse_transform_sample_has_the_rows_law(monkeypatch):
+    # The engine's sampler: unnormalized rows, zeros anywhere (also at both ends), many rows at once.
+    rows = torch.tensor([[0.0, 2.0, 0.0, 1.0, 1.0, 0.0], [3.0, 0.0, 0.0, 0.0, 0.0, 1.0]], dtype=torch.float64)
+    gen = torch.Generator().manual_seed(0)
+    draws = sample(rows.expand(20_000, -1, -1), gen)                     # (20000, 2)
+    assert draws.shape == (20_000, 2) and draws.dtype == torch.int64
+    for r in range(2):
+        assert_distribution(draws[:, r].tolist(), dict(enumerate((rows[r] / rows[r].sum()).tolist())),
+                            what=f"inverse-transform samples of row {r}")
+    # u * total can round up to total itself (u < 1, but the product is rounded): even then the
+    # draw must be a token with positive probability, here token 1, never the zeros after it.
+    import specdec.engine.processing as processing
+    monkeypatch.setattr(processing.torch, "rand", lambda shape, **k: torch.ones(shape, dtype=k.get("dtype")))
+    assert sample(torch.tensor([0.3, 0.7, 0.0, 0.0])).item() == 1

@@ -8,9 +8,16 @@ the one of chapter 04; here every step is one tensor operation over the batch:
 2. draw one uniform per position and accept where u * q_i(x_i) < p_i(x_i);
 3. the accepted length n is the number of leading accepts: the sum of the cumulative product
    of the accept mask (B,);
-4. append a zero row to q, so that position gamma's "residual" max(0, p_{gamma+1} - 0) is the
-   bonus row itself, pick row n of p and of the padded q, normalize max(0, p - q) and draw
-   the extra token with one multinomial call for the whole batch.
+4. pick row n of p and of q, where q's row gamma (past the last draft) is a zero row, so that
+   position gamma's "residual" max(0, p_{gamma+1} - 0) is the bonus row itself; normalize
+   max(0, p - q) and draw the extra token with one multinomial call for the whole batch.
+   The zero row is not built by copying q into a (B, gamma + 1, V) tensor (at B = 256 and
+   V = 128k that copy alone is 650 MB): row n of q is gathered and masked to zero where n = gamma.
+
+Nothing here waits for the host: n stays a device tensor, and the only value check that
+would read data back (draft ids in range) runs on CPU tensors only; on a GPU an id out of
+range trips the gather's own device-side assertion. The generator must live on the tensors'
+device (`processing.check_generator`).
 
 Returns `tokens` (B, gamma + 1) int64, where tokens[b, :n_b] are the kept drafts, tokens[b, n_b]
 the extra token and the rest -1, and `n_accepted` (B,) int64.
@@ -25,6 +32,8 @@ the extra token and the rest -1, and `n_accepted` (B,) int64.
 from __future__ import annotations
 
 import torch
+
+from .processing import check_generator
 
 PAD = -1
 
@@ -43,30 +52,50 @@ def check_batch(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor) -> None:
                          f"got {tuple(p.shape)} and {tuple(drafts.shape)}")
     if drafts.dtype not in (torch.int64, torch.int32):
         raise ValueError(f"drafts must hold integer token ids, got dtype {drafts.dtype}")
-    if drafts.numel() and (drafts.min() < 0 or drafts.max() >= V):
-        raise ValueError(f"draft token ids must lie in 0..{V - 1}")
+    if not (p.device == q.device == drafts.device):
+        raise ValueError(f"p, q and drafts must be on one device, got {p.device}, {q.device} and {drafts.device}")
+    if drafts.device.type == "cpu" and drafts.numel() and (drafts.min() < 0 or drafts.max() >= V):
+        raise ValueError(f"draft token ids must lie in 0..{V - 1}")      # CPU only: elsewhere this read syncs
 
 
 def batched_verify(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor,
                    generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Verify B rounds at once; returns (tokens (B, gamma + 1) int64 padded with -1, n_accepted (B,) int64)."""
     check_batch(p, q, drafts)
+    check_generator(generator, p.device)
+    return verify_rows(p, q.to(p.dtype), drafts.long(), generator)
+
+
+def multinomial(rows: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """One token per row of rows (B, V) with a single torch.multinomial call; (B,)."""
+    return torch.multinomial(rows, 1, generator=generator).squeeze(-1)
+
+
+def verify_rows(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor, generator: torch.Generator | None = None,
+                draw=multinomial) -> tuple[torch.Tensor, torch.Tensor]:
+    """`batched_verify` without the argument checks, on checked tensors.
+
+    `draw(rows (B, V), generator) -> (B,)` samples the extra tokens: one multinomial call by
+    default (as chapter 11 builds it); the engine passes `processing.sample`, the same law at a
+    fraction of multinomial's cost on a CPU.
+    """
     B, gamma, V = q.shape
-    drafts = drafts.long()
     idx = drafts.unsqueeze(-1)                                               # (B, gamma, 1)
     p_x = p[:, :gamma].gather(-1, idx).squeeze(-1)                           # (B, gamma)
     q_x = q.gather(-1, idx).squeeze(-1)                                      # (B, gamma)
-    u = torch.rand(B, gamma, generator=generator, device=p.device, dtype=p_x.dtype)
+    u = torch.rand(B, gamma, generator=generator, device=p.device, dtype=p.dtype)
     accept = u * q_x < p_x                                                   # (B, gamma) u < p/q without dividing
-    n = accept.long().cumprod(dim=1).sum(dim=1)                              # (B,) leading accepts
-    q_pad = torch.cat([q, q.new_zeros(B, 1, V)], dim=1)                      # (B, gamma + 1, V)
-    rows = torch.arange(B, device=p.device)
-    missing = (p[rows, n] - q_pad[rows, n]).clamp_min(0.0)                   # (B, V)
+    n = accept.long().cumprod(dim=1).sum(dim=1)                              # (B,) leading accepts, on the device
+    rows = torch.arange(B, device=p.device)                                  # (B,)
+    p_n = p[rows, n]                                                         # (B, V)
+    q_n = q[rows, n.clamp_max(gamma - 1)]                                    # (B, V) row n, or row gamma - 1 if n = gamma
+    q_n = torch.where((n < gamma)[:, None], q_n, 0.0)                        # (B, V) the zero row past the last draft
+    missing = (p_n - q_n).clamp_min(0.0)                                     # (B, V)
     mass = missing.sum(dim=-1, keepdim=True)                                 # (B, 1)
-    residual = torch.where(mass > 0, missing / mass.clamp_min(1e-30), p[rows, n])   # (B, V); p if p == q in float
-    extra = torch.multinomial(residual, 1, generator=generator).squeeze(-1)  # (B,)
+    residual = torch.where(mass > 0, missing / mass.clamp_min(1e-30), p_n)   # (B, V); p if p == q in float
+    extra = draw(residual, generator)                                         # (B,)
     pos = torch.arange(gamma + 1, device=p.device)                           # (gamma + 1,)
-    padded = torch.cat([drafts, drafts.new_full((B, 1), PAD)], dim=1)        # (B, gamma + 1)
-    tokens = torch.where(pos < n[:, None], padded, torch.full_like(padded, PAD))
+    padded = torch.cat([drafts, drafts.new_full((B, 1), PAD)], dim=1)        # (B, gamma + 1), small: ids only
+    tokens = torch.where(pos < n[:, None], padded, PAD)                      # (B, gamma + 1)
     tokens[rows, n] = extra
     return tokens, n

@@ -20,15 +20,16 @@ from __future__ import annotations
 import torch
 
 from .prefill import forward
-from .processing import Sampling, probs, sample
+from .processing import Sampling, process, sample
 
 
 def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampling,
                 generator: torch.Generator | None = None):
     """Propose gamma tokens after `unseen` (1-D, the committed tokens the cache lacks).
 
-    Returns (drafts (gamma,) int64, q (gamma, V) float, cache); the cache then holds the
-    committed tokens and drafts x_1..x_{gamma-1} (x_gamma itself was never fed).
+    Returns (drafts (gamma,) int64, q (gamma, V) float, cache), on the model's device (nothing
+    is read back to the host: each draft is fed to the next step as a device tensor); the cache
+    then holds the committed tokens and drafts x_1..x_{gamma-1} (x_gamma itself was never fed).
     """
     if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
         raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
@@ -36,9 +37,9 @@ def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampli
     feed = unseen
     for i in range(gamma):
         logits, cache = forward(model, feed, cache)                          # (n, V)
-        q_i = probs(logits[-1], sampling.temperature, sampling.top_k, sampling.top_p)   # (V,)
-        x = q_i.argmax() if sampling.greedy else sample(q_i, generator)      # ()
+        q_i = process(logits[-1], sampling)                                  # (V,)
+        x = q_i.argmax() if sampling.greedy else sample(q_i, generator)      # () on the device
         drafts.append(x)
         rows.append(q_i)
         feed = x.reshape(1)
-    return torch.stack(drafts).long().cpu(), torch.stack(rows).cpu(), cache
+    return torch.stack(drafts).long(), torch.stack(rows), cache          # (gamma,), (gamma, V)

@@ -26,7 +26,7 @@ import torch
 
 from .draft import draft_block
 from .prefill import cache_length, forward
-from .processing import Sampling, probs, sample
+from .processing import Sampling, check_generator, process, same_device, sample
 from .rollback import crop_cache
 from .stats import RoundStats
 from .verify import verify_block
@@ -41,12 +41,20 @@ def _max_positions(model):
     return getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
 
 
+def model_device(model) -> torch.device:
+    return next(model.parameters()).device
+
+
 def check_pair(target, draft, target_tokenizer=None, draft_tokenizer=None) -> None:
-    """Raise ValueError unless the two models score the same vocabulary with the same tokenizer.
+    """Raise ValueError unless the two models score the same vocabulary with the same tokenizer, on one device.
 
     A drafted token id must mean the same string to both models, or the ratio p/q compares
-    probabilities of different tokens.
+    probabilities of different tokens. Both models must live on one device, where the engine
+    keeps p, q and the drafts for the whole round.
     """
+    if not same_device(model_device(target), model_device(draft)):
+        raise ValueError(f"the target is on {model_device(target)} and the draft on {model_device(draft)}: put both "
+                         "models on one device")
     vt, vd = _vocab(target), _vocab(draft)
     if vt != vd:
         raise ValueError(f"the target has a vocabulary of {vt} tokens and the draft {vd}: speculative decoding "
@@ -69,22 +77,29 @@ def _check_request(model, prompt, max_new_tokens, extra=0):
                          f"model's {limit} positions")
 
 
+@torch.inference_mode()
 def plain_generate(model, prompt: torch.Tensor, max_new_tokens: int, temperature: float = 1.0, top_k: int = 0,
                    top_p: float = 1.0, eos_token_id: int | None = None,
                    generator: torch.Generator | None = None) -> torch.Tensor:
-    """Ordinary decoding, one target pass per token, with the same processing; returns the new tokens (n,)."""
+    """Ordinary decoding, one target pass per token, with the same processing; returns the new tokens (n,).
+
+    The probabilities stay on the model's device; `generator` must be there too. Each token is
+    read back once (`int(x)`): the Python loop needs it to test the stop token.
+    """
     sampling = Sampling(temperature, top_k, top_p)
     _check_request(model, prompt, max_new_tokens)
+    device = model_device(model)
+    check_generator(generator, device)
     out: list[int] = []
-    cache, feed = None, prompt
+    cache, feed = None, prompt.to(device)
     while len(out) < max_new_tokens:
         logits, cache = forward(model, feed, cache)                          # (n, V)
-        p = probs(logits[-1], sampling.temperature, sampling.top_k, sampling.top_p)   # (V,)
-        x = int(p.argmax()) if sampling.greedy else int(sample(p, generator))
-        out.append(x)
-        if x == eos_token_id:
+        p = process(logits[-1], sampling)                                    # (V,)
+        x = p.argmax() if sampling.greedy else sample(p, generator)          # () on the device
+        out.append(int(x))
+        if out[-1] == eos_token_id:
             break
-        feed = torch.tensor([x])
+        feed = x.reshape(1)
     return torch.tensor(out, dtype=torch.long)
 
 
@@ -107,7 +122,17 @@ def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_ne
     stats = RoundStats(gamma) if stats is None else stats
     if stats.gamma != gamma:
         raise ValueError(f"stats were made for gamma {stats.gamma}, not {gamma}")
-    committed = [int(t) for t in prompt]
+    device = model_device(target)
+    check_generator(generator, device)
+    return _speculative_loop(target, draft, prompt.tolist(), gamma, max_new_tokens, sampling, eos_token_id,
+                             generator, stats, device)
+
+
+@torch.inference_mode()
+def _speculative_loop(target, draft, committed: list[int], gamma, max_new_tokens, sampling, eos_token_id, generator,
+                      stats, device):
+    # p, q and the drafts stay on `device` for the whole round; verify_block reads the round's
+    # outcome back once (the loop must know how much to commit and where to crop).
     n_prompt = len(committed)
     t_cache = d_cache = None
     while len(committed) - n_prompt < max_new_tokens:
@@ -115,23 +140,24 @@ def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_ne
         g = min(gamma, room - 1)                                             # drafts that can still be used
         t_seen = cache_length(t_cache)
         if g == 0:                                                           # one plain target step
-            logits, t_cache = forward(target, torch.tensor(committed[t_seen:]), t_cache)
+            logits, t_cache = forward(target, torch.tensor(committed[t_seen:], device=device), t_cache)
             stats.target_calls += 1
-            p = probs(logits[-1], sampling.temperature, sampling.top_k, sampling.top_p)
-            new = [int(p.argmax()) if sampling.greedy else int(sample(p, generator))]
+            p = process(logits[-1], sampling)                                # (V,)
+            new = [int(p.argmax() if sampling.greedy else sample(p, generator))]
             stats.short_rounds += 1
         else:
             d_seen = cache_length(d_cache)
-            drafts, q, d_cache = draft_block(draft, d_cache, torch.tensor(committed[d_seen:]), g, sampling,
-                                             generator)                      # (g,), (g, V)
+            drafts, q, d_cache = draft_block(draft, d_cache, torch.tensor(committed[d_seen:], device=device), g,
+                                             sampling, generator)            # (g,), (g, V) on the device
             stats.draft_calls += g
-            feed = torch.cat([torch.tensor(committed[t_seen:]), drafts])     # (unseen + g,)
+            feed = torch.cat([torch.tensor(committed[t_seen:], device=device), drafts])   # (unseen + g,)
             logits, t_cache = forward(target, feed, t_cache)                 # (unseen + g, V)
             stats.target_calls += 1
-            p = probs(logits[-(g + 1):], sampling.temperature, sampling.top_k, sampling.top_p).cpu()  # (g + 1, V)
-            new, n = verify_block(p, q, drafts, sampling.greedy, generator)
-            if g == gamma:
-                alphas = None if sampling.greedy else torch.minimum(p[:g], q).sum(-1).tolist()
+            p = process(logits[-(g + 1):], sampling)                         # (g + 1, V), where the models are
+            full = g == gamma
+            new, n, alphas = verify_block(p, q, drafts, sampling.greedy, generator,
+                                          with_alpha=full and not sampling.greedy)
+            if full:
                 stats.record(n, alphas)
             else:
                 stats.short_rounds += 1

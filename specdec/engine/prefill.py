@@ -36,6 +36,12 @@ def cache_argument(model) -> str:
     return _CACHE_ARG[cls]
 
 
+def _device(model) -> torch.device:
+    embed = getattr(model, "get_input_embeddings", None)                    # cheaper than walking parameters()
+    weight = getattr(embed(), "weight", None) if embed is not None else None
+    return weight.device if isinstance(weight, torch.Tensor) else next(model.parameters()).device
+
+
 def cache_length(cache) -> int:
     """How many tokens a KV cache holds (a Cache object or legacy ((k, v), ...) tuples)."""
     if cache is None:
@@ -45,12 +51,14 @@ def cache_length(cache) -> int:
     return int(cache[0][0].shape[-2])                                        # k: (batch, heads, T, head_dim)
 
 
-@torch.inference_mode()
 def forward(model, ids: torch.Tensor, cache=None):
     """Feed `ids` (1-D, n >= 1 tokens) after `cache`; return (logits (n, V), cache)."""
     if ids.ndim != 1 or ids.numel() == 0:
         raise ValueError(f"ids must be a non-empty 1-D tensor of token ids, got shape {tuple(ids.shape)}")
-    device = next(model.parameters()).device
+    if not torch.is_inference_mode_enabled():                               # the engine's loops enter it once
+        with torch.inference_mode():
+            return forward(model, ids, cache)
+    device = _device(model)
     out = model(input_ids=ids.to(device)[None, :], use_cache=True, **{cache_argument(model): cache})
     keys = out.keys()
     new_cache = out["cache"] if "cache" in keys else out["past_key_values"]

@@ -49,7 +49,15 @@ def probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0, top_p:
     set of most likely tokens whose mass reaches top_p (the token that crosses top_p stays),
     renormalize. Returns a tensor of the same shape whose rows sum to 1.
     """
-    s = Sampling(temperature, top_k, top_p)
+    return process(logits, Sampling(temperature, top_k, top_p))
+
+
+def process(logits: torch.Tensor, s: Sampling) -> torch.Tensor:
+    """`probs` for an already checked `Sampling`: what the engine calls on every row it processes.
+
+    Each step is skipped when it is the identity (temperature 1, top_k 0, top_p 1), so plain
+    sampling costs one softmax over the rows it is given and nothing else.
+    """
     if logits.ndim == 0:
         raise ValueError("logits must have a vocabulary axis")
     z = logits.float() if logits.dtype in (torch.float16, torch.bfloat16) else logits
@@ -57,7 +65,8 @@ def probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0, top_p:
     if s.greedy:
         out = torch.zeros_like(z)                                            # (..., V)
         return out.scatter_(-1, z.argmax(dim=-1, keepdim=True), 1.0)
-    z = z / s.temperature                                                    # (..., V)
+    if s.temperature != 1:
+        z = z / s.temperature                                                # (..., V)
     if 0 < s.top_k < V:
         kth = torch.topk(z, s.top_k, dim=-1).values[..., -1:]               # (..., 1)
         z = z.masked_fill(z < kth, float("-inf"))
@@ -72,9 +81,47 @@ def probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0, top_p:
     return p
 
 
+def same_device(a, b) -> bool:
+    """True when two devices name the same one ('cuda' and 'cuda:0' agree on the current GPU)."""
+    a, b = torch.device(a), torch.device(b)
+    if a.type != b.type:
+        return False
+    if a.index is None or b.index is None:
+        current = torch.cuda.current_device() if a.type == "cuda" and torch.cuda.is_available() else 0
+        return (a.index if a.index is not None else current) == (b.index if b.index is not None else current)
+    return a.index == b.index
+
+
+def check_generator(generator: torch.Generator | None, device) -> None:
+    """Raise ValueError unless `generator` (if any) lives on `device`.
+
+    PyTorch draws `torch.rand` and `torch.multinomial` on the generator's own device only, so
+    the probabilities, the uniforms and the generator must sit together: the engine keeps p
+    and q where the models are, and the caller makes the generator there. Moving rows of V
+    probabilities to another device every round would cost a copy and a host sync each time.
+    """
+    if generator is not None and generator.device != device and not same_device(generator.device, device):
+        raise ValueError(f"the generator is on {generator.device} but the models and their probabilities are on "
+                         f"{torch.device(device)}: make it with torch.Generator(device={str(torch.device(device))!r})"
+                         ".manual_seed(seed)")
+
+
 def sample(p: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-    """One token id per row of p (..., V), drawn with torch.multinomial; shape (...)."""
-    if generator is not None and p.device != generator.device:
-        p = p.to(generator.device)
-    flat = p.reshape(-1, p.shape[-1])                                        # (rows, V)
-    return torch.multinomial(flat, 1, generator=generator).reshape(p.shape[:-1])
+    """One token id per row of p (..., V) by inverse transform sampling; shape (...), on p's device.
+
+    Token x is drawn when u * total falls in [cdf(x - 1), cdf(x)), u uniform on [0, 1): one
+    uniform, a cumulative sum and a binary search per row. Rows need not be normalized (total =
+    the row's sum). It replaces `torch.multinomial`, which on a CPU costs 70 microseconds for a
+    row of 256 and about 3 ms for GPT-2's 50,257 (the inverse transform: 30 and 190). The result
+    stays on p's device (no host sync); `generator` must be on that device too.
+
+        >>> sample(torch.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 3.0]])).tolist()
+        [1, 2]
+    """
+    check_generator(generator, p.device)
+    cdf = p.cumsum(dim=-1)                                                   # (..., V)
+    total = cdf[..., -1:]                                                    # (..., 1)
+    u = torch.rand(total.shape, generator=generator, device=p.device, dtype=cdf.dtype)   # (..., 1)
+    x = torch.searchsorted(cdf, u * total, right=True)                       # (..., 1) first cdf above u * total
+    last = (cdf < total).sum(dim=-1, keepdim=True)                           # (..., 1) the last token with p > 0
+    return torch.minimum(x, last).squeeze(-1)                                # guards u * total rounding up to total
