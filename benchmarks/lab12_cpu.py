@@ -40,6 +40,11 @@ def main():
     if result.errors:
         raise SystemExit(f"the notebook raised: {result.errors}")
     nb = result.notebook
+    import tempfile
+    import nbformat
+    saved = Path(tempfile.gettempdir()) / "lab12_cpu_executed.ipynb"
+    nbformat.write(nb, str(saved))
+    print(f"executed notebook: {saved}")
     if "on the CPU" not in _text(nb, "pair measured:"):
         raise SystemExit("this run measured a GPU pair; record GPU runs with benchmarks/gpu_lab.py")
     table = _text(nb, "best measured: gamma")
