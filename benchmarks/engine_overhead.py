@@ -8,6 +8,12 @@ Every forward of both models is wrapped and timed, so per round
 
 is what the engine adds: processing logits, sampling, verification, cache crops, bookkeeping.
 Median and range over repeats; one thread. `--profile` also prints cProfile's top functions.
+
+    python benchmarks/engine_overhead.py --null-models   # the engine alone, no model work at all
+
+`--null-models` swaps both models for stand-ins that answer every pass instantly with fixed
+logits of the pair's vocabulary (and keep a cache that only counts tokens): the whole run time
+is then the engine's own work, with no model time to subtract and far less noise.
 """
 from __future__ import annotations
 
@@ -43,6 +49,41 @@ class Timed:
             m.forward = timed
 
 
+class NullLM(torch.nn.Module):
+    """Answers every pass at once with fixed logits (V,) per position; its cache counts tokens."""
+
+    class Cache:
+        def __init__(self):
+            self.length = 0
+
+        def get_seq_length(self):
+            return self.length
+
+        def crop(self, n):
+            self.length += n if n < 0 else 0
+
+    def __init__(self, logits):
+        super().__init__()
+        self.logits = logits                                  # (n_positions, V)
+        self.weight = torch.nn.Parameter(torch.zeros(1))
+        self.config = type("Config", (), {"n_positions": logits.shape[0]})()
+
+    def get_output_embeddings(self):
+        return type("Head", (), {"weight": torch.zeros(self.logits.shape[1], 1)})()
+
+    def forward(self, input_ids, use_cache=True, past_key_values=None):
+        cache = past_key_values or NullLM.Cache()
+        start, n = cache.length, input_ids.shape[1]
+        cache.length += n
+        return {"logits": self.logits[start:start + n][None], "past_key_values": cache}
+
+
+def null_pair(vocab, n_positions, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    base = torch.randn(n_positions, vocab, generator=gen) * 3
+    return NullLM(base), NullLM(base + torch.randn(n_positions, vocab, generator=gen))
+
+
 def overhead(target, draft, prompts, gamma, n_new, temperature, repeats, seed=0):
     """(overhead ms per round, its CPU-time version, wall ms per round, rounds); lists over repeats.
 
@@ -75,11 +116,14 @@ def main(argv=None):
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--null-models", action="store_true", help="instant stand-in models: the engine's work alone")
     args = ap.parse_args(argv)
     from specdec.lab_prompts import all_prompts
     from specdec.tiny_pair import encode, load_tiny_pair
     torch.set_num_threads(1)
     target, draft = load_tiny_pair()
+    if args.null_models:
+        target, draft = null_pair(target.config.vocab_size, target.config.n_positions)
     n_pos = target.config.n_positions
     prompts = [encode(text)[-(n_pos - args.tokens - args.gamma - 1):] for _, text in all_prompts()]
     if args.profile:

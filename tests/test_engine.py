@@ -122,11 +122,7 @@ def resample_from_p(p, q, drafts, generator=None, draw=None):
     p_x, q_x = p[:, :gamma].gather(-1, idx).squeeze(-1), q.gather(-1, idx).squeeze(-1)
     u = torch.rand(B, gamma, generator=generator, dtype=p.dtype)
     n = (u * q_x < p_x).long().cumprod(1).sum(1)
-    rows = torch.arange(B)
-    extra = draw(p[rows, n], generator)
-    tokens = torch.where(torch.arange(gamma + 1) < n[:, None], torch.cat([drafts, drafts[:, :1]], 1), -1)
-    tokens[rows, n] = extra
-    return tokens, n
+    return n, draw(p[torch.arange(B), n], generator)
 
 
 def test_gamma_3_test_catches_a_verifier_that_resamples_from_p(pair4, monkeypatch):
@@ -134,7 +130,7 @@ def test_gamma_3_test_catches_a_verifier_that_resamples_from_p(pair4, monkeypatc
     # chi-square 330.5 on 26 degrees of freedom, p = 1.6e-54 (n = 800).
     from autograder.stats import chi_square, count_outcomes
     import specdec.engine.verify as verify
-    monkeypatch.setattr(verify, "verify_rows", resample_from_p)
+    monkeypatch.setattr(verify, "accept_and_extra", resample_from_p)
     target, draft = pair4
     prompt = torch.tensor([2, 3])
     samples, _ = sampled_runs(target, draft, prompt, N_GAMMA3, seed=8)
@@ -409,3 +405,20 @@ def test_inverse_transform_sample_has_the_rows_law(monkeypatch):
     import specdec.engine.processing as processing
     monkeypatch.setattr(processing.torch, "rand", lambda shape, **k: torch.ones(shape, dtype=k.get("dtype")))
     assert sample(torch.tensor([0.3, 0.7, 0.0, 0.0])).item() == 1
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_engine_runs_on_static_caches(pair, temperature):
+    # transformers' StaticCache keeps fixed buffers and rolls back by a device-side counter
+    # (crop(-n)): the engine's rounds, rollback included, must give the same text as with
+    # dynamic caches (greedy), and the same text for the same seed (sampling).
+    from transformers import StaticCache
+    target, draft = pair
+    factory = lambda model: StaticCache(config=model.config, max_cache_len=64)      # noqa: E731
+    prompt = PROMPTS[2]
+    runs = [speculative_generate(target, draft, prompt, gamma=3, max_new_tokens=20, temperature=temperature,
+                                 generator=torch.Generator().manual_seed(4), cache_factory=cf)[0].tolist()
+            for cf in (None, factory)]
+    assert runs[0] == runs[1]
+    if temperature == 0:
+        assert runs[1] == plain_generate(target, prompt, 20, temperature=0.0, cache_factory=factory).tolist()

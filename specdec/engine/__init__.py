@@ -13,7 +13,14 @@ batched verifier handles whole batches):
 - `batched`: verification of a whole batch in PyTorch with no Python loop over sequences;
 - `rollback`: crop a KV cache back to the committed tokens (across transformers versions);
 - `stats`: per-round statistics (accepted-length histogram, survival per position, n_bar);
-- `generate`: the loop that ties them together, and plain decoding as the baseline.
+- `generate`: the loop that ties them together, and plain decoding as the baseline;
+- `timing`: pass times measured robustly (interleaved, synchronized, with a spread), on dynamic
+  or static caches, eager or replayed from CUDA graphs;
+- `measure`: the lab's measurements and chapter 05's predictions; `models`: GPT-2 pair loading.
+
+Devices: p, q, the drafts and the random generator stay where the models are for the whole
+round; a generator on another device is refused with a ValueError. The batch-1 loop reads one
+thing back to the host per round (the emitted tokens), because it must know what to commit.
 
 Importing this package imports nothing heavy; import the submodules you need.
 """

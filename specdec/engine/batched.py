@@ -63,21 +63,28 @@ def batched_verify(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor,
     """Verify B rounds at once; returns (tokens (B, gamma + 1) int64 padded with -1, n_accepted (B,) int64)."""
     check_batch(p, q, drafts)
     check_generator(generator, p.device)
-    return verify_rows(p, q.to(p.dtype), drafts.long(), generator)
+    drafts = drafts.long()
+    n, extra = accept_and_extra(p, q.to(p.dtype), drafts, generator)        # (B,), (B,)
+    B, gamma = drafts.shape
+    pos = torch.arange(gamma + 1, device=p.device)                           # (gamma + 1,)
+    padded = torch.cat([drafts, drafts.new_full((B, 1), PAD)], dim=1)        # (B, gamma + 1), small: ids only
+    tokens = torch.where(pos < n[:, None], padded, PAD)                      # (B, gamma + 1)
+    tokens[torch.arange(B, device=p.device), n] = extra
+    return tokens, n
 
 
 def multinomial(rows: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
-    """One token per row of rows (B, V) with a single torch.multinomial call; (B,)."""
+    """One token per row of rows (B, V), weights not necessarily normalized, in a single torch.multinomial call; (B,)."""
     return torch.multinomial(rows, 1, generator=generator).squeeze(-1)
 
 
-def verify_rows(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor, generator: torch.Generator | None = None,
-                draw=multinomial) -> tuple[torch.Tensor, torch.Tensor]:
-    """`batched_verify` without the argument checks, on checked tensors.
+def accept_and_extra(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor, generator: torch.Generator | None = None,
+                     draw=multinomial) -> tuple[torch.Tensor, torch.Tensor]:
+    """The rule on checked tensors: (n_accepted (B,), extra token (B,)), both left on the device.
 
-    `draw(rows (B, V), generator) -> (B,)` samples the extra tokens: one multinomial call by
-    default (as chapter 11 builds it); the engine passes `processing.sample`, the same law at a
-    fraction of multinomial's cost on a CPU.
+    `draw(rows (B, V), generator) -> (B,)` samples the extra tokens from unnormalized rows: one
+    multinomial call by default (as chapter 11 builds it); the engine passes `processing.sample`,
+    the same law at a fraction of multinomial's cost on a CPU.
     """
     B, gamma, V = q.shape
     idx = drafts.unsqueeze(-1)                                               # (B, gamma, 1)
@@ -90,12 +97,6 @@ def verify_rows(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor, generato
     p_n = p[rows, n]                                                         # (B, V)
     q_n = q[rows, n.clamp_max(gamma - 1)]                                    # (B, V) row n, or row gamma - 1 if n = gamma
     q_n = torch.where((n < gamma)[:, None], q_n, 0.0)                        # (B, V) the zero row past the last draft
-    missing = (p_n - q_n).clamp_min(0.0)                                     # (B, V)
-    mass = missing.sum(dim=-1, keepdim=True)                                 # (B, 1)
-    residual = torch.where(mass > 0, missing / mass.clamp_min(1e-30), p_n)   # (B, V); p if p == q in float
-    extra = draw(residual, generator)                                         # (B,)
-    pos = torch.arange(gamma + 1, device=p.device)                           # (gamma + 1,)
-    padded = torch.cat([drafts, drafts.new_full((B, 1), PAD)], dim=1)        # (B, gamma + 1), small: ids only
-    tokens = torch.where(pos < n[:, None], padded, PAD)                      # (B, gamma + 1)
-    tokens[rows, n] = extra
-    return tokens, n
+    missing = (p_n - q_n).clamp_min(0.0)                                     # (B, V) unnormalized residual
+    residual = torch.where(missing.sum(dim=-1, keepdim=True) > 0, missing, p_n)   # (B, V); p if p == q in float
+    return n, draw(residual, generator)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import torch
 
-from .prefill import forward
-from .processing import Sampling, process, sample
+from .prefill import forward, model_device
+from .processing import Sampling, check_generator, process, sample
 
 
 def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampling,
@@ -35,10 +35,16 @@ def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampli
         raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
     drafts, rows = [], []
     feed = unseen
+    u = None
+    if not sampling.greedy:                                                  # all gamma uniforms in one call
+        device = model_device(model)
+        check_generator(generator, device)
+        wide = torch.float32 if device.type == "mps" else torch.float64      # MPS has no float64
+        u = torch.rand(gamma, generator=generator, device=device, dtype=wide)   # (gamma,)
     for i in range(gamma):
         logits, cache = forward(model, feed, cache)                          # (n, V)
         q_i = process(logits[-1], sampling)                                  # (V,)
-        x = q_i.argmax() if sampling.greedy else sample(q_i, generator)      # () on the device
+        x = q_i.argmax() if sampling.greedy else sample(q_i, u=u[i])         # () on the device
         drafts.append(x)
         rows.append(q_i)
         feed = x.reshape(1)

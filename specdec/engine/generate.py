@@ -25,7 +25,7 @@ from __future__ import annotations
 import torch
 
 from .draft import draft_block
-from .prefill import cache_length, forward
+from .prefill import cache_length, forward, model_device
 from .processing import Sampling, check_generator, process, same_device, sample
 from .rollback import crop_cache
 from .stats import RoundStats
@@ -39,10 +39,6 @@ def _vocab(model) -> int:
 def _max_positions(model):
     cfg = model.config
     return getattr(cfg, "n_positions", None) or getattr(cfg, "max_position_embeddings", None)
-
-
-def model_device(model) -> torch.device:
-    return next(model.parameters()).device
 
 
 def check_pair(target, draft, target_tokenizer=None, draft_tokenizer=None) -> None:
@@ -77,10 +73,14 @@ def _check_request(model, prompt, max_new_tokens, extra=0):
                          f"model's {limit} positions")
 
 
+def _empty_cache(cache_factory, model):
+    return None if cache_factory is None else cache_factory(model)
+
+
 @torch.inference_mode()
 def plain_generate(model, prompt: torch.Tensor, max_new_tokens: int, temperature: float = 1.0, top_k: int = 0,
                    top_p: float = 1.0, eos_token_id: int | None = None,
-                   generator: torch.Generator | None = None) -> torch.Tensor:
+                   generator: torch.Generator | None = None, cache_factory=None) -> torch.Tensor:
     """Ordinary decoding, one target pass per token, with the same processing; returns the new tokens (n,).
 
     The probabilities stay on the model's device; `generator` must be there too. Each token is
@@ -91,7 +91,7 @@ def plain_generate(model, prompt: torch.Tensor, max_new_tokens: int, temperature
     device = model_device(model)
     check_generator(generator, device)
     out: list[int] = []
-    cache, feed = None, prompt.to(device)
+    cache, feed = _empty_cache(cache_factory, model), prompt.to(device)
     while len(out) < max_new_tokens:
         logits, cache = forward(model, feed, cache)                          # (n, V)
         p = process(logits[-1], sampling)                                    # (V,)
@@ -106,12 +106,14 @@ def plain_generate(model, prompt: torch.Tensor, max_new_tokens: int, temperature
 def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_new_tokens: int,
                          temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
                          eos_token_id: int | None = None, generator: torch.Generator | None = None,
-                         stats: RoundStats | None = None) -> tuple[torch.Tensor, RoundStats]:
+                         stats: RoundStats | None = None, cache_factory=None) -> tuple[torch.Tensor, RoundStats]:
     """Generate up to max_new_tokens after `prompt` (1-D) with gamma drafts per round.
 
     Returns (new tokens (n,) int64, RoundStats). The output has the target's exact distribution
     under the given sampling (greedy when temperature == 0: the target's own greedy text).
-    Stops right after eos_token_id, or at exactly max_new_tokens tokens.
+    Stops right after eos_token_id, or at exactly max_new_tokens tokens. `cache_factory(model)`,
+    if given, makes each model's empty KV cache (e.g. a transformers StaticCache, which rolls
+    back by a device-side counter); by default the models make dynamic caches.
     """
     if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 1:
         raise ValueError(f"gamma must be an integer >= 1, got {gamma!r}")
@@ -124,17 +126,20 @@ def speculative_generate(target, draft, prompt: torch.Tensor, gamma: int, max_ne
         raise ValueError(f"stats were made for gamma {stats.gamma}, not {gamma}")
     device = model_device(target)
     check_generator(generator, device)
+    caches = (_empty_cache(cache_factory, target), _empty_cache(cache_factory, draft))
     return _speculative_loop(target, draft, prompt.tolist(), gamma, max_new_tokens, sampling, eos_token_id,
-                             generator, stats, device)
+                             generator, stats, device, caches)
 
 
 @torch.inference_mode()
 def _speculative_loop(target, draft, committed: list[int], gamma, max_new_tokens, sampling, eos_token_id, generator,
-                      stats, device):
+                      stats, device, caches):
     # p, q and the drafts stay on `device` for the whole round; verify_block reads the round's
-    # outcome back once (the loop must know how much to commit and where to crop).
+    # outcome back once (the loop must know how much to commit and where to crop). The committed
+    # text lives on the host (it is what the loop returns): each round sends only the one or two
+    # tokens a cache has not seen yet.
     n_prompt = len(committed)
-    t_cache = d_cache = None
+    t_cache, d_cache = caches
     while len(committed) - n_prompt < max_new_tokens:
         room = max_new_tokens - (len(committed) - n_prompt)
         g = min(gamma, room - 1)                                             # drafts that can still be used

@@ -30,12 +30,16 @@ FETCH_HINT = ("the weights are not on this machine. With internet access run `hf
               "both models with save_pretrained into one folder as gpt2/ and gpt2-xl/ and set SPECDEC_GPT2_DIR to it.")
 
 
-def gpt2_config(name: str, vocab_size: int = 50257, n_positions: int = 1024):
+def gpt2_config(name: str, vocab_size: int = 50257, n_positions: int = 1024, **shape):
+    """The GPT2Config of a named shape; `shape` overrides n_layer, n_embd or n_head (e.g. fewer layers for a CPU check)."""
     from transformers import GPT2Config
     if name not in SHAPES:
         raise ValueError(f"unknown shape {name!r}; choose from {sorted(SHAPES)}")
+    unknown = set(shape) - {"n_layer", "n_embd", "n_head"}
+    if unknown:
+        raise ValueError(f"unknown shape fields {sorted(unknown)}; only n_layer, n_embd and n_head can be changed")
     return GPT2Config(vocab_size=vocab_size, n_positions=n_positions, bos_token_id=vocab_size - 1,
-                      eos_token_id=vocab_size - 1, **SHAPES[name])
+                      eos_token_id=vocab_size - 1, **{**SHAPES[name], **shape})
 
 
 def random_gpt2(name: str, device="cpu", dtype=torch.float32, seed: int = 0, **overrides):

@@ -21,6 +21,7 @@ either side of the rename.
 from __future__ import annotations
 
 import inspect
+import weakref
 
 import torch
 
@@ -36,10 +37,23 @@ def cache_argument(model) -> str:
     return _CACHE_ARG[cls]
 
 
-def _device(model) -> torch.device:
-    embed = getattr(model, "get_input_embeddings", None)                    # cheaper than walking parameters()
-    weight = getattr(embed(), "weight", None) if embed is not None else None
-    return weight.device if isinstance(weight, torch.Tensor) else next(model.parameters()).device
+_FIRST_PARAMETER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def model_device(model) -> torch.device:
+    """The model's device, read from its first parameter, which is located once per model.
+
+    The owning submodule and the parameter's name are remembered, not the tensor: `model.to`
+    may replace a Parameter object (as it does for 'meta'), and the lookup then finds the new
+    one. Walking `model.parameters()` on every pass costs more than verifying a round.
+    """
+    where = _FIRST_PARAMETER.get(model)
+    if where is None:
+        name = next(name for name, _ in model.named_parameters())
+        *path, leaf = name.split(".")
+        where = _FIRST_PARAMETER[model] = (model.get_submodule(".".join(path)), leaf)
+    owner, leaf = where
+    return owner._parameters[leaf].device
 
 
 def cache_length(cache) -> int:
@@ -58,7 +72,7 @@ def forward(model, ids: torch.Tensor, cache=None):
     if not torch.is_inference_mode_enabled():                               # the engine's loops enter it once
         with torch.inference_mode():
             return forward(model, ids, cache)
-    device = _device(model)
+    device = model_device(model)
     out = model(input_ids=ids.to(device)[None, :], use_cache=True, **{cache_argument(model): cache})
     keys = out.keys()
     new_cache = out["cache"] if "cache" in keys else out["past_key_values"]

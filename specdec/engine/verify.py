@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import torch
 
-from .batched import PAD, verify_rows
+from .batched import accept_and_extra
 from .processing import check_generator, sample
 
 
@@ -41,12 +41,10 @@ def verify_block(p: torch.Tensor, q: torch.Tensor | None, drafts: torch.Tensor, 
     check_generator(generator, p.device)
     if q is None or q.shape != (gamma, p.shape[1]):
         raise ValueError(f"q must have shape {(gamma, p.shape[1])} for sampling, got {None if q is None else tuple(q.shape)}")
-    tokens, _ = verify_rows(p[None], q[None].to(p.dtype), drafts[None].long(), generator, draw=sample)  # (1, gamma + 1)
+    n, extra = accept_and_extra(p[None], q[None].to(p.dtype), drafts[None].long(), generator, draw=sample)  # (1,), (1,)
+    parts = [drafts.to(p.dtype), n.to(p.dtype), extra.to(p.dtype)]          # ids are exact in float32/64
     if with_alpha:
-        alphas = torch.minimum(p[:gamma], q.to(p.dtype)).sum(-1)            # (gamma,)
-        host = torch.cat([tokens[0].to(alphas.dtype), alphas]).tolist()     # one transfer: tokens, then alphas
-        row, alpha = [int(t) for t in host[:gamma + 1]], host[gamma + 1:]
-    else:
-        row, alpha = tokens[0].tolist(), None
-    n = row.index(PAD) - 1 if PAD in row else gamma
-    return row[:n + 1], n, alpha
+        parts.append(torch.minimum(p[:gamma], q.to(p.dtype)).sum(-1))      # (gamma,) alpha_i
+    host = torch.cat(parts).tolist()                                         # the round's one sync
+    n = int(host[gamma])
+    return [int(t) for t in host[:n]] + [int(host[gamma + 1])], n, (host[gamma + 2:] if with_alpha else None)

@@ -1,0 +1,147 @@
+"""Timing a model's passes robustly: interleaved, synchronized, repeated, with a spread.
+
+A pass over k new tokens on top of a cached context is the unit of every cost in the course
+(t_pass(k), c = t_draft(1) / t_target(1)). Timed one k after another, a drift of the machine
+(clock boost, another process, thermal limits) lands on some k and not others and bends the
+curve; so `pass_time_samples` visits the ks in an interleaved order, round after round, each
+timing bracketed by a device synchronization, after warm-up passes, and returns every sample.
+`Spread` summarizes samples as median, quartiles and range.
+
+`static_step` builds the same pass on a transformers `StaticCache` (fixed-size key/value
+buffers, the length kept in a device counter); on a CUDA device `graphed` captures it once in
+a CUDA graph and replays it, which removes the per-kernel launch cost of eager mode.
+
+    >>> s = Spread.of([3.0, 1.0, 2.0, 10.0])
+    >>> s.median, s.low, s.high
+    (2.5, 1.0, 10.0)
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+
+import torch
+
+from .prefill import cache_argument, forward, model_device, prefill
+from .rollback import crop_cache
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Median, quartiles and range of timing samples (seconds or any unit)."""
+
+    median: float
+    q1: float
+    q3: float
+    low: float
+    high: float
+    n: int
+
+    @classmethod
+    def of(cls, samples) -> "Spread":
+        xs = sorted(float(x) for x in samples)
+        if not xs:
+            raise ValueError("no samples")
+        q = statistics.quantiles(xs, n=4, method="inclusive") if len(xs) > 1 else [xs[0]] * 3
+        return cls(statistics.median(xs), q[0], q[2], xs[0], xs[-1], len(xs))
+
+    def scaled(self, factor: float) -> "Spread":
+        return Spread(*(v * factor for v in (self.median, self.q1, self.q3, self.low, self.high)), self.n)
+
+    def __str__(self) -> str:
+        return f"{self.median:.3g} (IQR {self.q1:.3g}-{self.q3:.3g}, range {self.low:.3g}-{self.high:.3g})"
+
+
+def synchronize(device) -> None:
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def interleaved(keys, repeats: int, seed: int = 0):
+    """The visiting order: `repeats` rounds, each a fresh shuffle of all keys (seeded)."""
+    gen = torch.Generator().manual_seed(seed)
+    keys = list(keys)
+    return [keys[i] for _ in range(repeats) for i in torch.randperm(len(keys), generator=gen).tolist()]
+
+
+def pass_time_samples(models: dict, ks, context: int = 128, repeats: int = 10, warmup: int = 3,
+                      seed: int = 0) -> dict:
+    """{(name, k): [seconds, ...]}: passes of k new tokens after `context` cached tokens, interleaved.
+
+    `models` maps a name to a model (e.g. {'target': t, 'draft': d}); every (model, k) pair is
+    timed once per round, the rounds in shuffled order, after `warmup` untimed rounds. Each
+    pass runs on a cache holding `context` random tokens, cropped back after the pass.
+    """
+    caches, vocab, devices = {}, {}, {}
+    gen = torch.Generator().manual_seed(seed)
+    for name, model in models.items():
+        vocab[name] = model.get_output_embeddings().weight.shape[0]
+        devices[name] = model_device(model)
+        _, caches[name] = prefill(model, torch.randint(vocab[name], (context,), generator=gen))
+    ids = {(name, k): torch.randint(vocab[name], (int(k),), generator=gen).to(devices[name])
+           for name in models for k in ks}
+    out = {key: [] for key in ids}
+    for r, key in enumerate(interleaved(ids, warmup + repeats, seed)):
+        name = key[0]
+        synchronize(devices[name])
+        t0 = time.perf_counter()
+        forward(models[name], ids[key], caches[name])
+        synchronize(devices[name])
+        if r >= warmup * len(ids):
+            out[key].append(time.perf_counter() - t0)
+        caches[name] = crop_cache(caches[name], context)
+    return out
+
+
+def static_step(model, k: int, context: int = 128, seed: int = 0):
+    """A callable running one pass of k tokens after `context` tokens on a StaticCache (eager).
+
+    The cache is filled once; each call writes the same k positions again (the length counter is
+    wound back after every call), so the call can be repeated, timed, or captured in a graph.
+    """
+    from transformers import StaticCache
+    device = model_device(model)
+    vocab = model.get_output_embeddings().weight.shape[0]
+    gen = torch.Generator().manual_seed(seed)
+    cache = StaticCache(config=model.config, max_cache_len=context + k)
+    arg = cache_argument(model)
+    with torch.inference_mode():
+        model(input_ids=torch.randint(vocab, (1, context), generator=gen).to(device), use_cache=True, **{arg: cache})
+    ids = torch.randint(vocab, (1, k), generator=gen).to(device)
+
+    @torch.inference_mode()
+    def step():
+        logits = model(input_ids=ids, use_cache=True, **{arg: cache}).logits      # (1, k, V)
+        cache.crop(-k)                                                          # back to `context` on the device
+        return logits
+    return step
+
+
+def graphed(step, device, warmup: int = 3):
+    """Capture `step` (a static-shape callable) in a CUDA graph; returns a callable that replays it."""
+    if torch.device(device).type != "cuda":
+        raise ValueError("CUDA graphs need a CUDA device")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    return graph.replay
+
+
+def callable_time_samples(steps: dict, device, repeats: int = 10, warmup: int = 3, seed: int = 0) -> dict:
+    """{key: [seconds, ...]} for zero-argument callables, interleaved and synchronized like `pass_time_samples`."""
+    out = {key: [] for key in steps}
+    for r, key in enumerate(interleaved(steps, warmup + repeats, seed)):
+        synchronize(device)
+        t0 = time.perf_counter()
+        steps[key]()
+        synchronize(device)
+        if r >= warmup * len(steps):
+            out[key].append(time.perf_counter() - t0)
+    return out
