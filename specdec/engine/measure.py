@@ -128,13 +128,16 @@ def draft_cost_ratio(target, draft, context: int = 64, repeats: int = 15) -> tup
 
 @contextlib.contextmanager
 def model_clock(**models):
-    """Accumulate the seconds spent inside each model's forward: yields {name: [seconds, calls]}.
+    """Accumulate the time spent inside each model's forward: yields {name: [seconds, calls, cpu_seconds]}.
+
+    cpu_seconds is this thread's CPU time (time.thread_time): on a shared machine it leaves out the
+    moments other programs held the CPU, which wall-clock seconds include.
 
     Forward hooks start and stop a clock around every call (synchronizing on CUDA), so the
     time of a whole run minus these is the engine's own work: sampling, verification, cache
     cropping, Python bookkeeping.
     """
-    spent = {name: [0.0, 0] for name in models}
+    spent = {name: [0.0, 0, 0.0] for name in models}       # wall seconds, calls, CPU seconds of this thread
     handles = []
     for name, model in models.items():
         device = _device(model)
@@ -142,12 +145,13 @@ def model_clock(**models):
 
         def pre(module, args, name=name, device=device, start=start):
             synchronize(device)
-            start["t"] = time.perf_counter()
+            start["t"], start["cpu"] = time.perf_counter(), time.thread_time()
 
         def post(module, args, output, name=name, device=device, start=start):
             synchronize(device)
             spent[name][0] += time.perf_counter() - start["t"]
             spent[name][1] += 1
+            spent[name][2] += time.thread_time() - start["cpu"]
 
         handles += [model.register_forward_pre_hook(pre), model.register_forward_hook(post)]
     try:
@@ -164,9 +168,11 @@ def _seeded_generator(device: torch.device, seed: int) -> torch.Generator:
 
 def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, seed: int = 0, eos_token_id=None,
                     **sampling) -> dict:
-    """Generate after every prompt; returns {'stats', 'seconds', 'tokens', 'n_tokens', 'model_seconds', 'model_calls'}.
+    """Generate after every prompt; returns {'stats', 'seconds', 'cpu_seconds', 'tokens', 'n_tokens', 'model_seconds',
+    'model_calls', 'model_cpu_seconds'}.
 
-    model_seconds / model_calls: time inside, and number of, each model's forward calls (prefill included).
+    seconds: wall clock; cpu_seconds: this thread's CPU time (what the work cost on a shared machine, when
+    torch runs on this one thread); model_*: time inside, and number of, each model's forward calls (prefill included).
     """
     device = _device(target)
     stats = RoundStats(gamma)
@@ -174,15 +180,16 @@ def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, see
     outs = []
     with model_clock(target=target, draft=draft) as spent:
         synchronize(device)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         for prompt in prompts:
             out, _ = speculative_generate(target, draft, prompt, gamma=gamma, max_new_tokens=max_new_tokens,
                                           eos_token_id=eos_token_id, generator=gen, stats=stats, **sampling)
             outs.append(out.tolist())
         synchronize(device)
-        seconds = time.perf_counter() - t0
-    return dict(stats=stats, seconds=seconds, tokens=outs, n_tokens=sum(map(len, outs)),
-                model_seconds={k: v[0] for k, v in spent.items()}, model_calls={k: v[1] for k, v in spent.items()})
+        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
+    return dict(stats=stats, seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
+                model_seconds={k: v[0] for k, v in spent.items()}, model_calls={k: v[1] for k, v in spent.items()},
+                model_cpu_seconds={k: v[2] for k, v in spent.items()})
 
 
 def run_plain(target, prompts, max_new_tokens: int, seed: int = 0, eos_token_id=None, **sampling) -> dict:
@@ -192,14 +199,15 @@ def run_plain(target, prompts, max_new_tokens: int, seed: int = 0, eos_token_id=
     outs = []
     with model_clock(target=target) as spent:
         synchronize(device)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         for prompt in prompts:
             outs.append(plain_generate(target, prompt, max_new_tokens, eos_token_id=eos_token_id, generator=gen,
                                        **sampling).tolist())
         synchronize(device)
-        seconds = time.perf_counter() - t0
-    return dict(seconds=seconds, tokens=outs, n_tokens=sum(map(len, outs)),
-                model_seconds={"target": spent["target"][0]}, model_calls={"target": spent["target"][1]})
+        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
+    return dict(seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
+                model_seconds={"target": spent["target"][0]}, model_calls={"target": spent["target"][1]},
+                model_cpu_seconds={"target": spent["target"][2]})
 
 
 def predicted_n_bar(survival, gamma: int) -> float:
