@@ -1,12 +1,17 @@
-"""The lab's prompt set (chapter 12): the course's own short prompts in four kinds of text.
+"""The lab's prompt sets (chapter 12): the course's own short prompts in four kinds of text.
 
 Acceptance depends on the text: code and quoted passages are predictable, open prose less so.
-Each kind has three prompts, written for the course. `SUMMARY_PASSAGE` is the passage the
-summarizing prompts ask about, so a model can copy from it (prompt lookup thrives there).
+`PROMPTS` has three prompts of each kind, written for the course: the lab checks its predictions
+on them. `CALIBRATION` has two more of each kind, disjoint from `PROMPTS`: the lab measures the
+survival curve and the engine's overhead there and predicts from those numbers, so a prediction
+is never checked on the text it was fitted to. `SUMMARY_PASSAGE` is the passage the summarizing
+prompts ask about, so a model can copy from it (prompt lookup thrives there).
 
-    >>> sorted(PROMPTS)
-    ['code', 'prose', 'question answering', 'summarizing']
-    >>> all(len(v) == 3 for v in PROMPTS.values())
+    >>> sorted(PROMPTS) == sorted(CALIBRATION)
+    True
+    >>> [len(v) for v in PROMPTS.values()], [len(v) for v in CALIBRATION.values()]
+    ([3, 3, 3, 3], [2, 2, 2, 2])
+    >>> set(p for _, p in all_prompts()).isdisjoint(p for _, p in all_prompts(CALIBRATION))
     True
 """
 from __future__ import annotations
@@ -41,6 +46,27 @@ PROMPTS: dict[str, list[str]] = {
 }
 
 
-def all_prompts() -> list[tuple[str, str]]:
-    """[(kind, prompt), ...] in a fixed order."""
-    return [(kind, p) for kind, prompts in PROMPTS.items() for p in prompts]
+CALIBRATION: dict[str, list[str]] = {
+    "code": [
+        "def read_config(path):\n    \"\"\"Return the settings in the file at `path` as a dictionary.\"\"\"\n",
+        "class Counter:\n    def __init__(self, start=0):\n        self.value = start\n\n    def increment(self):\n",
+    ],
+    "prose": [
+        "The train was late again, so the two friends sat on the bench and talked about",
+        "In the morning the village was covered in snow, and the children ran out to",
+    ],
+    "question answering": [
+        "Q: How many minutes are there in an hour?\nA:",
+        "Q: What is the largest ocean on Earth?\nA:",
+    ],
+    "summarizing": [
+        f"{SUMMARY_PASSAGE}\n\nWhere did the market move to? Answer using the passage:",
+        f"{SUMMARY_PASSAGE}\n\nIn short, the passage describes",
+    ],
+}
+
+
+def all_prompts(prompts: dict[str, list[str]] | None = None) -> list[tuple[str, str]]:
+    """[(kind, prompt), ...] of `prompts` (default: PROMPTS, the set predictions are checked on), in a fixed order."""
+    prompts = PROMPTS if prompts is None else prompts
+    return [(kind, p) for kind, texts in prompts.items() for p in texts]

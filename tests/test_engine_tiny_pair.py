@@ -1,12 +1,16 @@
-"""The course-trained pair: checksums, loading, and the engine on it (greedy equality, stats)."""
+"""The course-trained pair: checksums, loading, the documented shapes and context, and the engine on it
+(greedy equality, sampled acceptance, output that is not a loop)."""
 import shutil
 
+import numpy as np
 import pytest
 import torch
 
 from specdec.engine.generate import plain_generate, speculative_generate
-from specdec.engine.measure import predicted_n_bar, predicted_speedup
+from specdec.engine.measure import predicted_n_bar, predicted_speedup, run_plain, run_speculative
+from specdec.lab_prompts import CALIBRATION, PROMPTS, all_prompts
 from specdec.tiny_pair import EOS, WEIGHTS, check_weights, decode, encode, load_tiny_pair, training_log
+from specdec.tiny_pair.quality import repeated_ngram_fraction
 
 
 @pytest.fixture(scope="module")
@@ -28,12 +32,22 @@ def test_checksums_match_and_a_damaged_file_is_refused(tmp_path):
         load_tiny_pair(copy)
 
 
-def test_the_pair_has_the_documented_shapes(pair):
+def test_the_pair_has_the_documented_shapes_and_stays_lean(pair):
     target, draft = pair
     log = training_log()
-    assert target.config.n_layer == log["target"]["n_layer"] == 8 and draft.config.n_layer == 1
+    assert target.config.n_layer == log["target"]["n_layer"] == 8 and target.config.n_embd == 128
+    assert draft.config.n_layer == log["draft"]["n_layer"] == 1 and draft.config.n_embd == 192
     assert target.config.vocab_size == draft.config.vocab_size == 256
-    assert log["seq"] == 128 and log["steps"] >= 400
+    assert log["seq"] == 256 and log["steps"] >= 400 and log["tokens_seen"] == log["steps"] * log["batch"] * log["seq"]
+    assert sum(p.stat().st_size for p in WEIGHTS.iterdir()) < 20e6
+    assert (WEIGHTS / "train.log").read_text().startswith("command: python -m specdec.tiny_pair.train")
+
+
+def test_generation_beyond_the_trained_context_is_refused(pair):
+    target, draft = pair
+    assert target.config.n_positions == draft.config.n_positions == training_log()["seq"]
+    with pytest.raises(ValueError, match="positions"):
+        plain_generate(target, torch.zeros(250, dtype=torch.long) + 32, 10, temperature=0.0)
 
 
 def test_engine_on_the_pair_keeps_greedy_and_accepts_drafts(pair):
@@ -46,3 +60,28 @@ def test_engine_on_the_pair_keeps_greedy_and_accepts_drafts(pair):
     assert predicted_n_bar(stats.survival(), 4) == pytest.approx(stats.n_bar())
     assert predicted_speedup(stats.n_bar(), 4, 0.0, 1.0) == pytest.approx(stats.n_bar())
     assert isinstance(decode(got.tolist()), str) and EOS == 0
+
+
+def test_sampled_acceptance_on_the_calibration_prompts(pair):
+    """At T = 1 the distilled draft is accepted often: the lab's speedup rests on this."""
+    target, draft = pair
+    ids = [encode(text)[-150:] for _, text in all_prompts(CALIBRATION)]
+    run = run_speculative(target, draft, ids, 4, 32, temperature=1.0, seed=0)
+    stats = run["stats"]
+    assert stats.n_bar() > 2.5, (stats.n_bar(), stats.histogram)
+    assert np.all(stats.mean_alpha() > 0.6), stats.mean_alpha()
+
+
+def test_sampled_output_is_not_a_loop_and_greedy_output_loops_more(pair):
+    """What the lab says about the pair's text: sampled at T = 1 it repeats 8-grams about as rarely as real text,
+    greedy decoding (the lab keeps it for exactness only) repeats far more."""
+    target, _ = pair
+    ids = [encode(text)[-180:] for _, text in all_prompts(PROMPTS)]
+    sampled = run_plain(target, ids, 64, temperature=1.0, seed=0)["tokens"]
+    greedy = run_plain(target, ids, 64, temperature=0.0)["tokens"]
+    s_share = np.mean([repeated_ngram_fraction(t) for t in sampled])
+    g_share = np.mean([repeated_ngram_fraction(t) for t in greedy])
+    assert s_share < 0.25, s_share
+    assert g_share > s_share + 0.2, (g_share, s_share)
+    log = training_log()["repeated_8gram_fraction"]
+    assert all(v["greedy"] > v["reference"] for v in log.values()), log

@@ -9,6 +9,13 @@ from tests.helpers import CHAPTERS, meta
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(autouse=True)
+def short_lab(monkeypatch):
+    """Chapter 12's shorter preset (fewer tokens, gammas and repeats): the suite checks that the lab runs,
+    the full run's numbers are recorded by benchmarks/lab12_cpu.py."""
+    monkeypatch.setenv("SPECDEC_LAB_PRESET", "test")
+
+
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_solution_runs_clean(name):
     result = execute(SOLUTIONS_DIR / f"{name}.ipynb")

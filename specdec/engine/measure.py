@@ -1,20 +1,32 @@
 """Measurements the lab makes, on any pair of models and any device.
 
+- `robust_time(fn, repeats)`: median and interquartile range of `repeats` timed calls after
+  warm-up, synchronizing before each start and before each stop (CUDA work is asynchronous);
 - `pass_times(model, ks)`: median time of one forward pass over k new tokens on top of a
-  cached context, for each k (warm-up first; CUDA synchronized around every timing);
-- `draft_cost_ratio(target, draft)`: c = t_draft(1) / t_target(1), one-token passes;
-- `run_speculative` / `run_plain`: generate from a list of prompts and time the whole run;
+  cached context, for each k, with the k interleaved in a shuffled order in every repeat (so a
+  slow moment of a shared machine hits every k alike, not one k);
+- `draft_cost_ratio(target, draft)`: c = t_draft(1) / t_target(1), one-token passes, interleaved;
+- `run_speculative` / `run_plain`: generate from a list of prompts and time the whole run, and
+  the time spent inside each model's forward (the rest is the engine's own work);
 - `predicted_n_bar`, `predicted_speedup`: chapter 05's formulas fed with measured numbers,
-  S = n_bar / (gamma c + t_pass(gamma + 1) / t_pass(1)) (verification is not free on a CPU);
+  S = n_bar (1 + o_plain) / (gamma c + t_pass(gamma + 1) / t_pass(1) + o_round), where the o's
+  are the engine's work outside the models per plain step and per round, in target passes;
 - `first_divergence`: where two greedy outputs part, and the target's logit gap there.
 
     >>> predicted_n_bar([0.8, 0.6, 0.4], 2)
     2.4
     >>> round(predicted_speedup(2.4, 2, c=0.1, pass_ratio=1.0), 3)
     2.0
+    >>> round(predicted_speedup(2.4, 2, c=0.1, pass_ratio=1.0, overhead=0.2, plain_overhead=0.05), 3)
+    1.8
+    >>> ticks = iter(range(100))
+    >>> robust_time(lambda: None, repeats=3, warmup=1, clock=lambda: next(ticks))     # each call: 1 tick
+    (1.0, 0.0)
 """
 from __future__ import annotations
 
+import contextlib
+import random
 import statistics
 import time
 
@@ -36,33 +48,117 @@ def synchronize(device) -> None:
         torch.cuda.synchronize(device)
 
 
-def pass_times(model, ks, context: int = 64, repeats: int = 7, warmup: int = 2, seed: int = 0) -> dict[int, float]:
-    """{k: median seconds of one pass over k new tokens after `context` cached tokens}."""
+def robust_time(fn, repeats: int, warmup: int = 1, synchronize=None, clock=time.perf_counter) -> tuple[float, float]:
+    """(median, interquartile range) of `repeats` timed calls of fn(), after `warmup` untimed calls.
+
+    Each timed call is synchronize(); start = clock(); fn(); synchronize(); stop = clock(), so the
+    work of earlier calls is finished before the clock starts and this call's work before it stops.
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an integer >= 0, got {warmup!r}")
+    sync = synchronize or (lambda: None)
+    for _ in range(warmup):
+        fn()
+    samples = []
+    for _ in range(repeats):
+        samples.append(_time_once(fn, sync, clock))
+    q25, q50, q75 = np.percentile(samples, [25, 50, 75])
+    return float(q50), float(q75 - q25)
+
+
+def _time_once(fn, sync, clock=time.perf_counter) -> float:
+    sync()
+    start = clock()
+    fn()
+    sync()
+    return clock() - start
+
+
+def pass_time_samples(model, ks, context: int = 64, repeats: int = 7, warmup: int = 2,
+                      seed: int = 0) -> dict[int, list[float]]:
+    """{k: [seconds of each repeat]} for one pass over k new tokens after `context` cached tokens.
+
+    Every repeat times every k once, in a fresh shuffled order; the cache is cropped back to the
+    context after each pass, so every pass sees the same context.
+    """
     device = _device(model)
+    ks = [int(k) for k in ks]
     vocab = model.get_output_embeddings().weight.shape[0]
     gen = torch.Generator().manual_seed(seed)
+    order = random.Random(seed)
     _, cache = prefill(model, torch.randint(vocab, (context,), generator=gen))
-    out = {}
-    for k in ks:
-        ids = torch.randint(vocab, (int(k),), generator=gen).to(device)
-        samples = []
-        for r in range(warmup + repeats):
-            synchronize(device)
-            t0 = time.perf_counter()
-            forward(model, ids, cache)
-            synchronize(device)
-            if r >= warmup:
-                samples.append(time.perf_counter() - t0)
+    ids = {k: torch.randint(vocab, (k,), generator=gen).to(device) for k in ks}
+    sync = lambda: synchronize(device)
+    out = {k: [] for k in ks}
+    for r in range(warmup + repeats):
+        for k in order.sample(ks, len(ks)):
+            seconds = _time_once(lambda: forward(model, ids[k], cache), sync)
             cache = crop_cache(cache, context)
-        out[int(k)] = statistics.median(samples)
+            if r >= warmup:
+                out[k].append(seconds)
     return out
 
 
+def pass_times(model, ks, context: int = 64, repeats: int = 7, warmup: int = 2, seed: int = 0) -> dict[int, float]:
+    """{k: median seconds of one pass over k new tokens after `context` cached tokens} (k interleaved)."""
+    return {k: statistics.median(v) for k, v in pass_time_samples(model, ks, context, repeats, warmup, seed).items()}
+
+
 def draft_cost_ratio(target, draft, context: int = 64, repeats: int = 15) -> tuple[float, float, float]:
-    """(c, t_target(1), t_draft(1)): the draft cost ratio from one-token passes."""
-    t_t = pass_times(target, [1], context, repeats)[1]
-    t_d = pass_times(draft, [1], context, repeats)[1]
+    """(c, t_target(1), t_draft(1)): the draft cost ratio from one-token passes, the two models alternating."""
+    samples = {"t": [], "d": []}
+    vocab = target.get_output_embeddings().weight.shape[0]
+    gen = torch.Generator().manual_seed(0)
+    prompt = torch.randint(vocab, (context,), generator=gen)
+    one = torch.randint(vocab, (1,), generator=gen)
+    caches = {"t": prefill(target, prompt)[1], "d": prefill(draft, prompt)[1]}
+    models = {"t": target, "d": draft}
+    sync = lambda: synchronize(_device(target))
+    for r in range(2 + repeats):
+        for name in ("t", "d") if r % 2 else ("d", "t"):
+            seconds = _time_once(lambda: forward(models[name], one, caches[name]), sync)
+            caches[name] = crop_cache(caches[name], context)
+            if r >= 2:
+                samples[name].append(seconds)
+    t_t, t_d = statistics.median(samples["t"]), statistics.median(samples["d"])
     return t_d / t_t, t_t, t_d
+
+
+@contextlib.contextmanager
+def model_clock(**models):
+    """Accumulate the time spent inside each model's forward: yields {name: [seconds, calls, cpu_seconds]}.
+
+    cpu_seconds is this thread's CPU time (time.thread_time): on a shared machine it leaves out the
+    moments other programs held the CPU, which wall-clock seconds include.
+
+    Forward hooks start and stop a clock around every call (synchronizing on CUDA), so the
+    time of a whole run minus these is the engine's own work: sampling, verification, cache
+    cropping, Python bookkeeping.
+    """
+    spent = {name: [0.0, 0, 0.0] for name in models}       # wall seconds, calls, CPU seconds of this thread
+    handles = []
+    for name, model in models.items():
+        device = _device(model)
+        start = {}
+
+        def pre(module, args, name=name, device=device, start=start):
+            synchronize(device)
+            start["t"], start["cpu"] = time.perf_counter(), time.thread_time()
+
+        def post(module, args, output, name=name, device=device, start=start):
+            synchronize(device)
+            spent[name][0] += time.perf_counter() - start["t"]
+            spent[name][1] += 1
+            spent[name][2] += time.thread_time() - start["cpu"]
+
+        handles += [model.register_forward_pre_hook(pre), model.register_forward_hook(post)]
+    try:
+        yield spent
+    finally:
+        for h in handles:
+            h.remove()
 
 
 def _seeded_generator(device: torch.device, seed: int) -> torch.Generator:
@@ -72,33 +168,46 @@ def _seeded_generator(device: torch.device, seed: int) -> torch.Generator:
 
 def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, seed: int = 0, eos_token_id=None,
                     **sampling) -> dict:
-    """Generate after every prompt; returns {'stats', 'seconds', 'tokens', 'n_tokens'}."""
+    """Generate after every prompt; returns {'stats', 'seconds', 'cpu_seconds', 'tokens', 'n_tokens', 'model_seconds',
+    'model_calls', 'model_cpu_seconds'}.
+
+    seconds: wall clock; cpu_seconds: this thread's CPU time (what the work cost on a shared machine, when
+    torch runs on this one thread); model_*: time inside, and number of, each model's forward calls (prefill included).
+    """
     device = _device(target)
     stats = RoundStats(gamma)
     gen = _seeded_generator(device, seed)
     outs = []
-    synchronize(device)
-    t0 = time.perf_counter()
-    for prompt in prompts:
-        out, _ = speculative_generate(target, draft, prompt, gamma=gamma, max_new_tokens=max_new_tokens,
-                                      eos_token_id=eos_token_id, generator=gen, stats=stats, **sampling)
-        outs.append(out.tolist())
-    synchronize(device)
-    return dict(stats=stats, seconds=time.perf_counter() - t0, tokens=outs, n_tokens=sum(map(len, outs)))
+    with model_clock(target=target, draft=draft) as spent:
+        synchronize(device)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        for prompt in prompts:
+            out, _ = speculative_generate(target, draft, prompt, gamma=gamma, max_new_tokens=max_new_tokens,
+                                          eos_token_id=eos_token_id, generator=gen, stats=stats, **sampling)
+            outs.append(out.tolist())
+        synchronize(device)
+        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
+    return dict(stats=stats, seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
+                model_seconds={k: v[0] for k, v in spent.items()}, model_calls={k: v[1] for k, v in spent.items()},
+                model_cpu_seconds={k: v[2] for k, v in spent.items()})
 
 
 def run_plain(target, prompts, max_new_tokens: int, seed: int = 0, eos_token_id=None, **sampling) -> dict:
-    """Plain decoding after every prompt; returns {'seconds', 'tokens', 'n_tokens'}."""
+    """Plain decoding after every prompt; returns {'seconds', 'tokens', 'n_tokens', 'model_seconds', 'model_calls'}."""
     device = _device(target)
     gen = _seeded_generator(device, seed)
     outs = []
-    synchronize(device)
-    t0 = time.perf_counter()
-    for prompt in prompts:
-        outs.append(plain_generate(target, prompt, max_new_tokens, eos_token_id=eos_token_id, generator=gen,
-                                   **sampling).tolist())
-    synchronize(device)
-    return dict(seconds=time.perf_counter() - t0, tokens=outs, n_tokens=sum(map(len, outs)))
+    with model_clock(target=target) as spent:
+        synchronize(device)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        for prompt in prompts:
+            outs.append(plain_generate(target, prompt, max_new_tokens, eos_token_id=eos_token_id, generator=gen,
+                                       **sampling).tolist())
+        synchronize(device)
+        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
+    return dict(seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
+                model_seconds={"target": spent["target"][0]}, model_calls={"target": spent["target"][1]},
+                model_cpu_seconds={"target": spent["target"][2]})
 
 
 def predicted_n_bar(survival, gamma: int) -> float:
@@ -109,9 +218,15 @@ def predicted_n_bar(survival, gamma: int) -> float:
     return float(1 + a[:gamma].sum())
 
 
-def predicted_speedup(n_bar: float, gamma: int, c: float, pass_ratio: float = 1.0) -> float:
-    """S = n_bar / (gamma c + pass_ratio), pass_ratio = t_pass(gamma + 1) / t_pass(1) (1 when free)."""
-    return float(n_bar / (gamma * c + pass_ratio))
+def predicted_speedup(n_bar: float, gamma: int, c: float, pass_ratio: float = 1.0, overhead: float = 0.0,
+                      plain_overhead: float = 0.0) -> float:
+    """S = n_bar (1 + plain_overhead) / (gamma c + pass_ratio + overhead).
+
+    pass_ratio = t_pass(gamma + 1) / t_pass(1) (1 when verification is free); overhead = the
+    engine's work per round outside the models, plain_overhead = plain decoding's work per token
+    outside the model, both in units of t_pass(1) (0 for the ideal formula).
+    """
+    return float(n_bar * (1 + plain_overhead) / (gamma * c + pass_ratio + overhead))
 
 
 @torch.inference_mode()

@@ -1,15 +1,18 @@
 """A small target/draft pair of GPT-2-style models the course trains itself, byte-level.
 
 Every machine that runs the course has Python, so both models learn from the same offline
-text: the Python standard library's own source code, read byte by byte (token id = byte
-value, vocabulary 256, no tokenizer to download). The target is deep and narrow (8 layers of
-width 96), the draft a single wider layer (192) distilled from the target. On a CPU the time of a forward pass
-of such small models is dominated by a fixed cost per layer, so the target's pass over a few
-tokens costs about the same as over one, and the one-layer draft costs a fraction of it: the
-same shape of costs that makes speculation pay for large models on a GPU.
+text: the Python standard library's own source code and its English reference documentation
+(`pydoc_data.topics`), read byte by byte (token id = byte value, vocabulary 256, no tokenizer to
+download). The target is deep and narrow (8 layers of width 128), the draft a single wider layer
+(192) distilled from the target. On a CPU the time of a forward pass of such small models is
+dominated by a fixed cost per layer, so the target's pass over a few tokens costs about the same
+as over one, and the one-layer draft costs a fraction of it: the same shape of costs that makes
+speculation pay for large models on a GPU. Both were trained on windows of 256 bytes, and their
+configs allow 256 positions, so the engine refuses a request that would go beyond them.
 
-`train.py` rebuilds the pair (seeded; under six minutes on one core); the committed weights are
-checked against their SHA-256 sums when loaded.
+`train.py` rebuilds the pair (seeded; `train.log` and `train_log.json` beside the weights record
+the command, the losses and the time); the committed weights are checked against their SHA-256
+sums when loaded.
 
     >>> ids = encode("def f():")
     >>> ids.tolist()[:4], decode(ids)

@@ -1,23 +1,27 @@
-"""Train the course's tiny target/draft pair on the Python standard library's source.
+"""Train the course's tiny target/draft pair on the Python standard library: its code and its English docs.
 
-    python -m specdec.tiny_pair.train                 # writes specdec/tiny_pair/weights/
+    python -m specdec.tiny_pair.train                 # writes specdec/tiny_pair/weights/ (and train.log there)
     python -m specdec.tiny_pair.train --quick --out /tmp/pair   # a few steps, to test the script
 
-Seeded (torch and data order), one CPU thread by default (1,000 steps took 5.5 minutes on a busy two-core machine). The models are trained on windows of
-128 bytes, so they see positions 0..127 only: generation must stay within 128 tokens of context. The target (8 layers x 96) learns next-byte
-prediction; the draft (1 layer x 192) learns at the same time, on the same batches, by
-distillation: its loss is the cross-entropy against the target's full next-byte distribution,
-which drives q towards p and therefore raises the acceptance sum_x min(p, q) (chapter 03's
-Pinsker link). Weights are
-saved in float16 (safetensors) with their configs, a SHA256SUMS file and train_log.json.
-The corpus is the standard library of the Python running the script, so another Python
-version gives a slightly different, equally usable pair.
+Seeded (torch and data order). The models are trained on windows of SEQ = 256 bytes, so they see
+positions 0..255 only: generation must stay within 256 tokens of context (the lab keeps the end of
+each prompt so that prompt + output + drafts fit). Every batch mixes two texts that every Python
+installation carries: the standard library's source code and its English reference documentation
+(`pydoc_data.topics`, the text behind `help("if")`), which the lab's prose and question prompts need.
+The target (8 layers x 128) learns next-byte prediction; the draft (1 layer x 192) learns at the
+same time, on the same batches, by distillation: its loss is the cross-entropy against the target's
+full next-byte distribution, which drives q towards p and therefore raises the acceptance
+sum_x min(p, q) (chapter 03's Pinsker link). Weights are saved in float16 (safetensors) with their
+configs, a SHA256SUMS file and train_log.json; the console output is also written to train.log.
+Another Python version gives a slightly different corpus and an equally usable pair.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
+import sys
 import sysconfig
 import time
 from pathlib import Path
@@ -25,18 +29,20 @@ from pathlib import Path
 import torch
 
 from . import EOS, VOCAB, WEIGHTS, sha256
+from .quality import repeated_ngram_fraction
 
-TARGET = dict(n_layer=8, n_embd=96, n_head=4)
+TARGET = dict(n_layer=8, n_embd=128, n_head=4)
 DRAFT = dict(n_layer=1, n_embd=192, n_head=4)
-SEQ, BATCH = 128, 8
-CORPUS_BYTES = 6_000_000
+SEQ, BATCH = 256, 12
+CODE_BYTES = 8_000_000
+ENGLISH_SHARE = 0.35          # fraction of every batch drawn from the English documentation
 
 
-def corpus() -> tuple[bytes, bytes, list[str]]:
-    """(train bytes, held-out bytes, files): stdlib .py files in sorted order, tests excluded."""
+def corpus() -> dict:
+    """{'code': (train, held), 'english': (train, held), 'files': [...]}, all bytes, fixed order."""
     root = Path(sysconfig.get_paths()["stdlib"])
     files = sorted(p for p in root.rglob("*.py")
-                   if not any(part in {"test", "tests", "idlelib", "site-packages", "lib2to3"}
+                   if not any(part in {"test", "tests", "idlelib", "site-packages", "lib2to3", "pydoc_data"}
                               for part in p.relative_to(root).parts))
     chunks, used, total = [], [], 0
     for f in files:
@@ -44,32 +50,42 @@ def corpus() -> tuple[bytes, bytes, list[str]]:
         chunks.append(data)
         used.append(str(f.relative_to(root)))
         total += len(data)
-        if total >= CORPUS_BYTES:
+        if total >= CODE_BYTES:
             break
-    text = b"\n".join(chunks)
-    cut = int(len(text) * 0.95)
-    return text[:cut], text[cut:], used
+    code = b"\n".join(chunks)
+    from pydoc_data.topics import topics
+    english = "\n\n".join(topics[k].strip() for k in sorted(topics)).encode("utf-8").replace(b"\x00", b"")
+    out = {"files": used}
+    for name, text in (("code", code), ("english", english)):
+        cut = int(len(text) * 0.95)
+        out[name] = (text[:cut], text[cut:])
+    return out
 
 
 def config(shape: dict):
     from transformers import GPT2Config
-    return GPT2Config(vocab_size=VOCAB, n_positions=512, bos_token_id=EOS, eos_token_id=EOS,
+    return GPT2Config(vocab_size=VOCAB, n_positions=SEQ, bos_token_id=EOS, eos_token_id=EOS,
                       resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, **shape)
 
 
-def batches(data: torch.Tensor, gen: torch.Generator, batch=BATCH, seq=SEQ):
+def batches(code: torch.Tensor, english: torch.Tensor, gen: torch.Generator, batch=BATCH, seq=SEQ):
+    """Endless (batch, seq + 1) windows, round(ENGLISH_SHARE * batch) of them from the English text."""
+    n_en = round(ENGLISH_SHARE * batch)
     while True:
-        starts = torch.randint(0, data.numel() - seq - 1, (batch,), generator=gen)
-        yield torch.stack([data[s:s + seq + 1] for s in starts.tolist()])    # (batch, seq + 1)
+        rows = []
+        for data, n in ((english, n_en), (code, batch - n_en)):
+            starts = torch.randint(0, data.numel() - seq - 1, (n,), generator=gen)
+            rows += [data[s:s + seq + 1] for s in starts.tolist()]
+        yield torch.stack(rows)                                              # (batch, seq + 1)
 
 
-def lr_at(step: int, steps: int, peak: float, warmup: int = 30) -> float:
+def lr_at(step: int, steps: int, peak: float, warmup: int = 50) -> float:
     if step < warmup:
         return peak * (step + 1) / warmup
     return peak * 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup))) + peak * 0.02
 
 
-def train_pair(target, draft, steps, data, gen, peak, log_every=50):
+def train_pair(target, draft, steps, code, english, gen, peak, log, log_every=25):
     """Train both models on the same batches: the target on the next byte, the draft on the target's p.
 
     The draft's loss is the cross-entropy against the target's current (detached) next-byte
@@ -80,7 +96,8 @@ def train_pair(target, draft, steps, data, gen, peak, log_every=50):
     target.train()
     draft.train()
     t_losses, d_losses = [], []
-    it = batches(data, gen)
+    it = batches(code, english, gen)
+    t0 = time.time()
     for step in range(steps):
         for opt in opts:
             for g in opt.param_groups:
@@ -99,18 +116,19 @@ def train_pair(target, draft, steps, data, gen, peak, log_every=50):
         t_losses.append(loss_t.item())
         d_losses.append(loss_d.item())
         if (step + 1) % log_every == 0:
-            print(f"step {step + 1}/{steps}  target loss {sum(t_losses[-log_every:]) / log_every:.3f}  "
-                  f"draft loss (to the target's p) {sum(d_losses[-log_every:]) / log_every:.3f}", flush=True)
+            log(f"step {step + 1}/{steps}  target loss {sum(t_losses[-log_every:]) / log_every:.3f}  "
+                f"draft loss (to the target's p) {sum(d_losses[-log_every:]) / log_every:.3f}  "
+                f"{time.time() - t0:.0f} s")
     target.eval()
     draft.eval()
     return t_losses, d_losses
 
 
 @torch.no_grad()
-def evaluate(target, draft, held: torch.Tensor, gen: torch.Generator, n_batches=8):
+def evaluate(target, draft, code, english, gen: torch.Generator, n_batches=6):
     """Held-out cross-entropy (nats/byte) of both models and their greedy agreement and mean alpha."""
     ce_t = ce_d = agree = alpha = 0.0
-    it = batches(held, gen)
+    it = batches(code, english, gen)
     for _ in range(n_batches):
         xy = next(it)
         x, y = xy[:, :-1], xy[:, 1:]
@@ -121,6 +139,18 @@ def evaluate(target, draft, held: torch.Tensor, gen: torch.Generator, n_batches=
         alpha += float(torch.minimum(torch.softmax(lt, -1), torch.softmax(ld, -1)).sum(-1).mean())
     n = n_batches
     return dict(target_ce=ce_t / n, draft_ce=ce_d / n, greedy_agreement=agree / n, alpha_t1=alpha / n)
+
+
+@torch.no_grad()
+def greedy_loops(target, held: torch.Tensor, gen: torch.Generator, n=8, context=128, new=64) -> dict:
+    """Repeated-8-gram fraction of `new` greedy bytes after held-out contexts, beside the real continuation's."""
+    from specdec.engine.generate import plain_generate
+    got, ref = [], []
+    for s in torch.randint(0, held.numel() - context - new, (n,), generator=gen).tolist():
+        out = plain_generate(target, held[s:s + context], new, temperature=0.0)
+        got.append(repeated_ngram_fraction(out.tolist()))
+        ref.append(repeated_ngram_fraction(held[s + context:s + context + new].tolist()))
+    return dict(greedy=sum(got) / n, reference=sum(ref) / n)
 
 
 def save(model, name: str, out: Path) -> None:
@@ -134,43 +164,62 @@ def save(model, name: str, out: Path) -> None:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--out", type=Path, default=WEIGHTS)
-    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--steps", type=int, default=800)
     ap.add_argument("--quick", action="store_true", help="a few steps only, to test the script")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1, help="torch threads (1: small models gain little from more, and a busy machine stalls them)")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1: a busy two-core machine stalls two threads)")
+    ap.add_argument("--lr", type=float, default=2e-3)
     args = ap.parse_args(argv)
     if args.quick:
         args.steps = 6
+    args.out.mkdir(parents=True, exist_ok=True)
+    lines = []
+
+    def log(msg):
+        print(msg, flush=True)
+        lines.append(msg)
+        (args.out / "train.log").write_text("\n".join(lines) + "\n")
+
     from transformers import GPT2LMHeadModel, logging as hf_logging
     hf_logging.set_verbosity_error()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     t0 = time.time()
-    train_bytes, held_bytes, files = corpus()
-    data = torch.frombuffer(bytearray(train_bytes), dtype=torch.uint8).long()
-    held = torch.frombuffer(bytearray(held_bytes), dtype=torch.uint8).long()
-    print(f"corpus: {len(files)} files, {len(train_bytes):,} training bytes, {len(held_bytes):,} held out", flush=True)
+    command = "python -m specdec.tiny_pair.train " + " ".join(argv if argv is not None else sys.argv[1:])
+    log(f"command: {command.strip()}  (torch {torch.__version__}, {args.threads} threads)")
+    data = corpus()
+    as_tensor = lambda b: torch.frombuffer(bytearray(b), dtype=torch.uint8).long()
+    code, code_held = map(as_tensor, data["code"])
+    english, english_held = map(as_tensor, data["english"])
+    log(f"corpus: {len(data['files'])} source files, {code.numel():,} code bytes and {english.numel():,} English "
+        f"bytes for training, {code_held.numel() + english_held.numel():,} held out; English share of a batch "
+        f"{ENGLISH_SHARE}")
     gen = torch.Generator().manual_seed(args.seed)
     target = GPT2LMHeadModel(config(TARGET))
     draft = GPT2LMHeadModel(config(DRAFT))
-    t_losses, d_losses = train_pair(target, draft, args.steps, data, gen, peak=3e-3)
-    metrics = evaluate(target, draft, held, torch.Generator().manual_seed(args.seed + 1))
-    args.out.mkdir(parents=True, exist_ok=True)
+    t_losses, d_losses = train_pair(target, draft, args.steps, code, english, gen, peak=args.lr, log=log)
+    train_seconds = time.time() - t0
+    metrics = evaluate(target, draft, code_held, english_held, torch.Generator().manual_seed(args.seed + 1))
+    loops = {kind: greedy_loops(target, held, torch.Generator().manual_seed(args.seed + 2))
+             for kind, held in (("code", code_held), ("english", english_held))}
     save(target, "target", args.out)
     save(draft, "draft", args.out)
-    log = dict(seed=args.seed, target=TARGET, draft=DRAFT, seq=SEQ, batch=BATCH,
-               steps=args.steps,
-               target_params=sum(p.numel() for p in target.parameters()),
-               draft_params=sum(p.numel() for p in draft.parameters()),
-               corpus_files=len(files), corpus_sha256=__import__("hashlib").sha256(train_bytes + held_bytes).hexdigest(),
-               python_stdlib=sysconfig.get_paths()["stdlib"], torch=torch.__version__,
-               final_target_loss=sum(t_losses[-50:]) / len(t_losses[-50:]),
-               final_draft_loss=sum(d_losses[-50:]) / len(d_losses[-50:]),
-               seconds=round(time.time() - t0, 1), **metrics)
-    (args.out / "train_log.json").write_text(json.dumps(log, indent=1) + "\n")
+    digest = hashlib.sha256(b"".join(data["code"]) + b"".join(data["english"])).hexdigest()
+    tail = min(50, len(t_losses))
+    record = dict(command=command.strip(), seed=args.seed, threads=args.threads, target=TARGET, draft=DRAFT,
+                  seq=SEQ, batch=BATCH, english_share=ENGLISH_SHARE, steps=args.steps, lr=args.lr,
+                  tokens_seen=args.steps * BATCH * SEQ,
+                  target_params=sum(p.numel() for p in target.parameters()),
+                  draft_params=sum(p.numel() for p in draft.parameters()),
+                  corpus_files=len(data["files"]), corpus_sha256=digest,
+                  python_stdlib=sysconfig.get_paths()["stdlib"], torch=torch.__version__,
+                  final_target_loss=sum(t_losses[-tail:]) / tail, final_draft_loss=sum(d_losses[-tail:]) / tail,
+                  train_seconds=round(train_seconds, 1), seconds=round(time.time() - t0, 1),
+                  repeated_8gram_fraction=loops, **metrics)
+    (args.out / "train_log.json").write_text(json.dumps(record, indent=1) + "\n")
     names = ["target.safetensors", "target.json", "draft.safetensors", "draft.json"]
     (args.out / "SHA256SUMS").write_text("".join(f"{sha256(args.out / n)}  {n}\n" for n in names))
-    print(json.dumps(log, indent=1))
+    log(json.dumps(record, indent=1))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,29 @@
-"""Wrong answers to the chapter 12 exercise (lab_prediction), to prove its tests have power.
+"""Wrong answers to the chapter 12 exercises (robust_time, lab_prediction), to prove their tests have power.
 
-Each value replaces the solution cell `ex_lab_prediction` of solutions/12_gpt2_lab.ipynb. The
-exercise is deterministic (no sampling), so no chi-square statistics apply: the comment above
-each entry names the test cells that catch it.
+Each value replaces the solution cell of its exercise in solutions/12_gpt2_lab.ipynb. Both
+exercises are deterministic (a scripted clock; histograms), so no chi-square statistics apply: the
+comment above each entry names the test cells that catch it.
 """
+from tests.wrong_implementations.delegation import delegation_forms
+
+_TIME_DEF = "def robust_time(fn, repeats, warmup=1, synchronize=None, clock=time.perf_counter):"
+_CHECKS = """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError("repeats")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError("warmup")
+    sync = synchronize if synchronize is not None else (lambda: None)"""
+_STATS = """
+    q25, q50, q75 = np.percentile(samples, [25, 50, 75])
+    return float(q50), float(q75 - q25)"""
+
+
+def _timed(loop_body: str, checks: str = _CHECKS, stats: str = _STATS, warm: str = """
+    for _ in range(warmup):
+        fn()""") -> str:
+    return _TIME_DEF + checks + warm + """
+    samples = []
+    for _ in range(repeats):""" + loop_body + stats
 
 _DEF = "def lab_prediction(histogram, c, pass_ratio):"
 
@@ -40,7 +60,76 @@ import specdec.engine.measure as m
 """,
 }
 
+_RIGHT_LOOP = """
+        sync()
+        start = clock()
+        fn()
+        sync()
+        samples.append(clock() - start)"""
+
+WRONG_ROBUST_TIME = {
+    # starts the clock before draining earlier work: test_robust_time_protocol
+    "clock_before_first_sync": _timed("""
+        start = clock()
+        sync()
+        fn()
+        sync()
+        samples.append(clock() - start)"""),
+    # stops the clock before the work has finished (times the launch on a GPU): test_robust_time_protocol
+    "no_sync_before_stop": _timed("""
+        sync()
+        start = clock()
+        fn()
+        stop = clock()
+        sync()
+        samples.append(stop - start)"""),
+    # one synchronize for the whole loop: test_robust_time_protocol
+    "sync_once_outside_the_loop": _TIME_DEF + _CHECKS + """
+    for _ in range(warmup):
+        fn()
+    sync()
+    samples = []
+    for _ in range(repeats):
+        start = clock()
+        fn()
+        samples.append(clock() - start)
+    sync()""" + _STATS,
+    # no warm-up calls at all: test_robust_time_protocol (fn count)
+    "no_warmup": _timed(_RIGHT_LOOP, warm=""),
+    # warm-up calls timed too, and counted as samples: both test cells
+    "warmup_timed": _timed(_RIGHT_LOOP, warm="""
+    samples0 = []
+    for _ in range(warmup):
+        sync()
+        start = clock()
+        fn()
+        sync()
+        samples0.append(clock() - start)""", stats="""
+    samples = samples0 + samples
+    q25, q50, q75 = np.percentile(samples, [25, 50, 75])
+    return float(q50), float(q75 - q25)"""),
+    # the mean, which one outlier drags: test_robust_time_statistics
+    "mean_not_median": _timed(_RIGHT_LOOP, stats="""
+    q25, q75 = np.percentile(samples, [25, 75])
+    return float(np.mean(samples)), float(q75 - q25)"""),
+    # the range (max - min) as the spread: test_robust_time_statistics
+    "range_not_iqr": _timed(_RIGHT_LOOP, stats="""
+    return float(np.median(samples)), float(np.max(samples) - np.min(samples))"""),
+    # the standard deviation as the spread: test_robust_time_statistics
+    "std_not_iqr": _timed(_RIGHT_LOOP, stats="""
+    return float(np.median(samples)), float(np.std(samples))"""),
+    # the minimum instead of the median: both test cells' statistics
+    "minimum_not_median": _timed(_RIGHT_LOOP, stats="""
+    q25, q75 = np.percentile(samples, [25, 75])
+    return float(np.min(samples)), float(q75 - q25)"""),
+    # accepts repeats = 0 (returns nan) instead of refusing it: test_robust_time_statistics
+    "no_input_checks": _timed(_RIGHT_LOOP, checks="""
+    sync = synchronize if synchronize is not None else (lambda: None)"""),
+    **delegation_forms(_TIME_DEF, "specdec.engine.measure", "robust_time"),
+}
+
 WRONG = {
+    "ex_robust_time": WRONG_ROBUST_TIME,
     "ex_lab_prediction": {
         # P(n == i) instead of P(n >= i): both test cells (hand cases, and n_bar = 1 + mean kept)
         "survival_exactly_i": _DEF + '''
