@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 import time
 from dataclasses import dataclass, field, replace
 
@@ -164,7 +165,8 @@ class ResilientExecute(Execute):
         repairs = []
         if self.guard and locked:
             self._install_guard()
-            text = self._kernel_eval(_INTEGRITY + f"before_locked({graded})")
+            uses = sorted(set(re.findall(r"[A-Za-z_]\w*", cell.source)))
+            text = self._kernel_eval(_INTEGRITY + f"before_locked({graded}, {uses!r})")
             try:
                 repairs = ast.literal_eval(text) if text else []
             except (ValueError, SyntaxError):
