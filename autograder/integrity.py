@@ -174,12 +174,13 @@ def restore() -> list[str]:
         for key, value in attrs.items():
             if key in VOLATILE or (key.startswith("__") and key.endswith("__")):
                 continue
-            if current.get(key, _MISSING) is not value:
+            now = current.get(key, _MISSING)
+            if now is not value:
                 try:
                     setattr(mod, key, value)
                 except (AttributeError, TypeError):
                     continue
-                if not _from_installed_library(current.get(key)):
+                if not _from_installed_library(now):
                     repaired.append(f"{name}.{key} replaced")
     for cls, members in _state["classes"].values():
         current = dict(vars(cls))

@@ -51,7 +51,9 @@ from ..paths import (GRADES_BY_TEST_CSV, GRADES_CSV, NBGRADER_GRADES_CSV, Nbgrad
 from .coursedir import CourseDir
 from .outcome import FAILED, GradingOutcome, GradingTask
 from .settings import GradingSettings
-from .submissions import Submission, find_submissions, sanitize, unreadable_reason  # noqa: F401  (grade's API)
+from .statuses import failure_status, graded_status
+from .submissions import (Submission, find_submissions, sanitize, unreadable_reason,  # noqa: F401  (grade's API)
+                          wrong_chapter_reason)
 
 
 @dataclass
@@ -102,10 +104,12 @@ def _collect(course: CourseDir, subs: list[Submission], errors: dict, extra_note
                                               f"): the gradebook was changed outside the grader; not counted, "
                                               f"regrade this submission", tests, notes))
                         continue
-                    results.append(Result(s.student, s.chapter, total, max_score, "graded", tests, notes))
+                    results.append(Result(s.student, s.chapter, total, max_score, graded_status(notes), tests,
+                                          notes))
                     continue
                 reason = "grading produced no scores"
-            results.append(Result(s.student, s.chapter, 0.0, max_score, reason or "grading failed", [], notes))
+            status, detail = failure_status(reason)
+            results.append(Result(s.student, s.chapter, 0.0, max_score, status, [], notes + ([detail] if detail else [])))
     return results
 
 
@@ -128,9 +132,13 @@ def _run_worker(tasks: list[GradingTask], settings: GradingSettings) -> list[Gra
 
 def grade_all(tasks: list[GradingTask], settings: GradingSettings) -> list[GradingOutcome]:
     """Grade `tasks`, `settings.parallel(len(tasks))` at a time: in this process for one job, else one
-    worker process per student (a student's chapters one after the other)."""
+    worker process per student (a student's chapters one after the other); with `settings.scheduler`,
+    on the workers of that Dask cluster (`cluster.grade_on_cluster`)."""
     from .worker import grade_submission
 
+    if settings.scheduler:
+        from .cluster import grade_on_cluster
+        return grade_on_cluster(tasks, settings)
     if settings.parallel(len(tasks)) == 1:
         return [grade_submission(t, settings) for t in tasks]
     by_student: dict[str, list[GradingTask]] = {}
@@ -173,11 +181,18 @@ def grade(submissions: list[Submission], out: Path, settings: GradingSettings | 
         if dest.exists():
             shutil.rmtree(dest)
         dest.mkdir(parents=True)
+        notes[key] = list(s.notes)
         reason = s.problem or unreadable_reason(s.path)
         if reason:
             errors[key] = reason
             continue
-        nb, notes[key] = sanitize(nbformat.read(str(s.path), as_version=4), sources[s.chapter])
+        original = nbformat.read(str(s.path), as_version=4)
+        reason = wrong_chapter_reason(original, s.chapter)
+        if reason:
+            errors[key] = reason
+            continue
+        nb, cleaned = sanitize(original, sources[s.chapter])
+        notes[key] += cleaned
         reviews[key] = review_notebook(nb)
         nbformat.write(nb, str(course.layout.submitted(s.student, s.chapter)))
     tasks = [GradingTask(str(out), s.chapter, s.student) for s in submissions if (s.student, s.chapter) not in errors]
@@ -225,8 +240,9 @@ def main(args) -> int:
     chapter = resolve_chapter(args.chapter) if args.chapter else None
     subs = find_submissions(Path(args.submissions), chapter)
     settings = GradingSettings.from_args(args)
-    print(f"grading {len(subs)} submission(s), {settings.parallel(len(subs))} at a time; {check_sandbox()}",
-          flush=True)
+    where = (f"on the Dask cluster at {settings.scheduler}" if settings.scheduler else
+             f"{settings.parallel(len(subs))} at a time")
+    print(f"grading {len(subs)} submission(s), {where}; {check_sandbox()}", flush=True)
     start = time.perf_counter()
     results = grade(subs, Path(args.out), settings)
     width = max(len(r.student) for r in results)
