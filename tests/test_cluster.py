@@ -34,8 +34,9 @@ def _small_hostile_class(root):
     return root
 
 
-# nbconvert gives each rich output a random element id; two local runs differ there too.
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# nbconvert gives each rich output a random element id, ipywidgets each widget a random model id;
+# two local runs differ there too. Nothing else may differ.
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\b[0-9a-f]{32}\b")
 
 
 def _files(out):
