@@ -158,3 +158,15 @@ def test_processes_are_bounded_by_a_cgroup():
     assert "still alive" in out[1]
     assert "processes per kernel limited" in sandbox.check_sandbox()
     assert not [p for p in cgroups.ROOT.glob("pids/**/course-kernel-*")], "a kernel's cgroup was left behind"
+
+
+def test_without_cgroups_the_header_says_the_process_limit_is_not_enforced(monkeypatch):
+    monkeypatch.setattr(sandbox, "cgroups_available", lambda: frozenset())
+    assert "number of processes per kernel is NOT limited" in sandbox.check_sandbox()
+
+
+def test_the_scratch_size_reaches_bubblewrap():
+    cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(scratch_bytes=12345), bwrap="bwrap")
+    i = cmd.index("/tmp")
+    assert cmd[i - 3:i] == ["--size", "12345", "--tmpfs"], cmd
+    assert cmd[cmd.index("HOME") + 1] == "/tmp" and cmd[cmd.index("--chdir") + 1] == "/tmp"

@@ -127,12 +127,14 @@ def _solution_ids(chapter: str) -> frozenset:
 
 
 def wrong_chapter_reason(nb, chapter: str) -> str | None:
-    """None if `nb` holds some of `chapter`'s exercises; else a status naming the chapter it holds."""
+    """A status naming the chapter whose exercises `nb` holds when it holds none of `chapter`'s, else None."""
     ids = {nbgrader_meta(c).get("grade_id") for c in nb.cells} - {None}
     if ids & _solution_ids(chapter):
         return None
     holds = max(chapter_names(), key=lambda other: len(ids & _solution_ids(other)))
-    return wrong_chapter_status(chapter, holds if ids & _solution_ids(holds) else None)
+    if not ids & _solution_ids(holds):
+        return None          # no exercise cells at all (pasted into a fresh notebook): graded as it is
+    return wrong_chapter_status(chapter, holds)
 
 
 def sanitize(nb, source) -> tuple[nbformat.NotebookNode, list[str]]:
