@@ -55,9 +55,9 @@ for _ in range(300):
         error = exc.strerror
         break
 print(f"processes: started {len(procs)}, then {error}")
-for p in procs:
-    p.kill()
-    p.wait()"""
+for proc in procs:
+    proc.kill()
+    proc.wait()"""
 
 TV_OK = '''def tv(p, q):
     p = np.asarray(p, dtype=float)
