@@ -170,3 +170,22 @@ def test_the_scratch_size_reaches_bubblewrap():
     i = cmd.index("/tmp")
     assert cmd[i - 3:i] == ["--size", "12345", "--tmpfs"], cmd
     assert cmd[cmd.index("HOME") + 1] == "/tmp" and cmd[cmd.index("--chdir") + 1] == "/tmp"
+
+
+@needs_bwrap
+def test_a_file_in_the_connection_folder_is_capped_at_the_scratch_size():
+    big = """import os
+path = os.path.join(os.environ["IPYTHONDIR"], "..", "big.bin")
+written, error = 0, None
+try:
+    with open(path, "wb") as f:
+        for _ in range(64):
+            f.write(b"x" * 2**20)
+            f.flush()
+            written += 2**20
+except OSError as exc:
+    error = exc.strerror
+print(written // 2**20, error)"""
+    out = _run([big], scratch_bytes=8 * 2**20)
+    mib, error = out[0].split(maxsplit=1)
+    assert int(mib) <= 9 and error.strip() == "File too large", out[0]

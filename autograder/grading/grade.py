@@ -20,13 +20,18 @@ What holds up against a hostile class (see `resilient_execute`, `sandbox`, `inte
 * each submission's kernel runs in a bubblewrap sandbox that cannot see DIR, the other
   submissions or the solutions; scores are written by the grader after the kernel is
   gone, and a score outside [0, max] makes the row an error, never a grade;
-* one notebook per student and chapter: two candidates (e.g. a copy in `backup/`) make the
-  row an error naming both; student ids that collide after cleaning stop the run;
-* cells copied from another chapter (unknown `grade_id`s) become ordinary cells;
+* one notebook per student and chapter: the one at the top of the student's folder is graded
+  and a deeper copy (e.g. in `backup/`) is noted; two at the same level make the row an error
+  naming both; student ids that collide after cleaning stop the run;
+* a notebook holding another chapter's exercises is an error that names that chapter; cells
+  copied from another chapter (unknown `grade_id`s) become ordinary cells;
+* every status is a sentence (`statuses`); technical details go to the notes;
+* each kernel's scratch and number of processes are bounded (`sandbox`, `cgroups`);
 * a hang or a crash costs only its own exercise; timeouts are reported as timeouts;
 * feedback has no hidden test code; solution cells that reach for grader internals are
   listed in the `review` column.
-Submissions are copied, never modified. Students are graded in parallel (`jobs`).
+Submissions are copied, never modified. Students are graded in parallel (`jobs`), or on a Dask
+cluster (`scheduler`, see `cluster`).
 """
 from __future__ import annotations
 
