@@ -189,3 +189,20 @@ print(written // 2**20, error)"""
     out = _run([big], scratch_bytes=8 * 2**20)
     mib, error = out[0].split(maxsplit=1)
     assert int(mib) <= 9 and error.strip() == "File too large", out[0]
+
+
+@pytest.mark.skipif("memory" not in sandbox.cgroups_available() or not (cgroups.ROOT / "memory").is_dir(),
+                    reason="no cgroup v1 memory controller to create a cgroup in here")
+def test_a_kernel_s_memory_cgroup_counts_its_memory_and_its_scratch():
+    policy = sandbox.SandboxPolicy(memory_bytes=3 * 2**30, scratch_bytes=2**30, max_processes=99)
+    manager = type("M", (sandbox.SandboxedKernelManager,), {"policy": policy})(kernel_name="python3")
+    try:
+        folders = list(manager.cgroup.folders)
+        # cgroup v1: /sys/fs/cgroup/<controller>/...
+        limits = {f.parts[4]: cgroups._limit_file(f, f.parts[4]).read_text().strip() for f in folders}
+        assert limits == {"memory": str(4 * 2**30), "pids": "99"}, limits
+        assert manager.cgroup.enter_command(["x"])[-1] == "x"
+    finally:
+        manager.cgroup.remove()
+        sandbox.shutil.rmtree(manager.work, ignore_errors=True)
+    assert not any(f.exists() for f in folders)
