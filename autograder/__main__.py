@@ -41,6 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="submissions graded at once, each in its own sandbox (default: one per core)")
     p.add_argument("--memory", type=float, default=None,
                    help="memory limit per kernel in GiB (default 8)")
+    p.add_argument("--scratch", type=float, default=None,
+                   help="size in GiB of each kernel's writable /tmp, held in memory and counted with "
+                        "--memory (default 1)")
+    p.add_argument("--max-processes", type=int, default=None,
+                   help="processes and threads one kernel may run at once (default 256; enforced where "
+                        "the grader can create a cgroup, e.g. as root)")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:8786",
+                   help="grade on the workers of this Dask scheduler (dask.distributed) instead of here")
     p.add_argument("--require-isolation", action="store_true",
                    help="refuse to grade if student code cannot be sandboxed (bubblewrap missing)")
 

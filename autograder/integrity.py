@@ -109,15 +109,19 @@ def snapshot() -> None:
                   sys_modules={name: mod for name, (mod, _) in modules.items()})
 
 
-def before_locked(graded: bool = False) -> list[str]:
+def before_locked(graded: bool = False, uses=None) -> list[str]:
     """Before a locked cell (the instructor's code): repair the kernel, and put back the names
     earlier locked cells defined (a student cell may have rebound `assert_distribution`).
+    `uses`: the names the locked cell mentions (None: all); a protected name it does not use is
+    left alone, so an expository cell that reuses a test's `B` is neither undone nor reported.
     With `graded`, also start routing the student's stderr to stdout (`begin_test`)."""
     repaired = restore()
     shell = _shell()
     if shell is not None:
         ns = shell.user_ns
         for name, value in _state.get("protected", {}).items():
+            if uses is not None and name not in uses:
+                continue
             if ns.get(name, _MISSING) is not value:
                 ns[name] = value
                 repaired.append(f"the name {name!r} (defined by the instructor's cells) was rebound")
@@ -170,12 +174,14 @@ def restore() -> list[str]:
         for key, value in attrs.items():
             if key in VOLATILE or (key.startswith("__") and key.endswith("__")):
                 continue
-            if current.get(key, _MISSING) is not value:
+            now = current.get(key, _MISSING)
+            if now is not value:
                 try:
                     setattr(mod, key, value)
                 except (AttributeError, TypeError):
                     continue
-                repaired.append(f"{name}.{key} replaced")
+                if not _from_installed_library(now):
+                    repaired.append(f"{name}.{key} replaced")
     for cls, members in _state["classes"].values():
         current = dict(vars(cls))
         for key, value in members.items():
@@ -224,6 +230,16 @@ def restore() -> list[str]:
                 callbacks[event] = want
                 repaired.append(f"IPython event callbacks ({event}) changed")
     return repaired
+
+
+def _from_installed_library(value) -> bool:
+    """Whether `value` is a function an installed library defined (importing torch replaces
+    `inspect.getfile` by its own): undone, but not the student's doing, so not reported."""
+    code = getattr(value, "__code__", None)
+    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    path = getattr(module, "__file__", None) or ""
+    return (code is not None and "site-packages" in path and code.co_filename == path
+            and not _watched(module.__name__))
 
 
 def _benign(callback) -> bool:

@@ -62,3 +62,42 @@ def format_benchmark(result: dict) -> str:
             f"{result['parallel_s']:.0f} s with {result['jobs']} parallel sandboxes, "
             f"{result['serial_s']:.0f} s serial{est}; serial/parallel = {result['ratio']:.2f}"
             + ("" if result["all_full_marks"] else "  SOLUTIONS LOST POINTS!"))
+
+
+def cluster_benchmark(n_students: int = 4, chapters: list[str] | None = None, workers: int = 2,
+                      repeats: int = 3) -> dict:
+    """The same class graded locally (`--jobs workers`) and on a Dask LocalCluster of `workers`
+    single-threaded worker processes (`--scheduler`), alternating, `repeats` times each.
+
+    Keys: students, chapters, workers, local_s and cluster_s (lists of seconds), same_scores
+    (every run gave every submission the same score and status)."""
+    from distributed import LocalCluster
+
+    from autograder.grading.grade import find_submissions, grade
+
+    chapters = chapters or chapter_names()[:1]
+    local_s, cluster_s, seen = [], [], set()
+    with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp, \
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        subs = _class_folder(Path(tmp), n_students, chapters)
+        for i in range(repeats):
+            for label, times, kwargs in (("local", local_s, {"jobs": workers}),
+                                         ("cluster", cluster_s, {"scheduler": cluster.scheduler_address})):
+                start = time.perf_counter()
+                results = grade(find_submissions(subs), Path(tmp) / f"{label}{i}", **kwargs)
+                times.append(time.perf_counter() - start)
+                seen.add(tuple(sorted((r.student, r.chapter, r.score, r.status) for r in results)))
+    return {"students": n_students, "chapters": len(chapters), "workers": workers, "local_s": local_s,
+            "cluster_s": cluster_s, "same_scores": len(seen) == 1}
+
+
+def format_cluster_benchmark(result: dict) -> str:
+    import statistics
+
+    def spread(xs):
+        return f"{statistics.median(xs):.1f} s (range {min(xs):.1f}-{max(xs):.1f})"
+    return (f"grade {result['students']} students x {result['chapters']} chapter(s): local, {result['workers']} jobs "
+            f"{spread(result['local_s'])}; Dask LocalCluster, {result['workers']} worker processes "
+            f"{spread(result['cluster_s'])}; median cluster/local = "
+            f"{statistics.median(result['cluster_s']) / statistics.median(result['local_s']):.2f}"
+            + ("; same scores and statuses" if result["same_scores"] else "; SCORES DIFFER!"))

@@ -4,6 +4,7 @@
     python benchmarks/run.py --quick          # chapters only
     python benchmarks/run.py --class-size 40  # also grade a class of 40 in parallel vs serial (long)
     python benchmarks/run.py --book           # only the book: `./course book` cold, then reusing the runs
+    python benchmarks/run.py --cluster 4      # only grading: 4 students locally vs on a Dask LocalCluster
 
 It also reports what each chapter costs the test suite: the fast power harness that runs
 every wrong answer of the chapter (tests/power.py), beside the chapter's own run time.
@@ -66,9 +67,15 @@ def main() -> int:
     parser.add_argument("--serial-students", type=int, default=2,
                         help="students graded serially for the ratio (the serial time is scaled)")
     parser.add_argument("--book", action="store_true", help="only the book build rows")
+    parser.add_argument("--cluster", type=int, default=0, metavar="N",
+                        help="only the grading row: N students of chapter 01, local vs a Dask LocalCluster")
     args = parser.parse_args()
     if args.book:
         return _book_rows()
+    if args.cluster:
+        from bench import cluster_benchmark, format_cluster_benchmark      # benchmarks/bench.py
+        print(format_cluster_benchmark(cluster_benchmark(args.cluster)))
+        return 0
 
     baseline = execute(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])).seconds
     rows, chi2_rows, power_rows = [], [], []

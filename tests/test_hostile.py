@@ -2,13 +2,16 @@
 
 Chapters 03 and 04. Each hostile submission gets what its working parts earn, with a note
 saying what happened; honest ones get full marks; nothing a student does reaches the
-gradebook, the CSV, another submission or the feedback's hidden tests.
+gradebook, the CSV, another submission or the feedback's hidden tests. A submission that fills
+its scratch or starts processes past the limit keeps its points while the machine's memory is
+measured to stay bounded; every status is a sentence an instructor can act on.
 """
 import csv
 import html
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,14 +19,45 @@ import nbformat
 import pytest
 
 from autograder import notebooks
+from autograder.grading.cgroups import available as cgroups_available
 from autograder.grading.feedback import hidden_lines
 from autograder.grading.sandbox import isolation_available
+from autograder.grading.statuses import is_sentence
 from tests.helpers import meta, replace_solution, solution_nb, student_nb
 
 pytestmark = pytest.mark.slow
 
 CH3, CH4 = "03_acceptance_rule", "04_speculative_round"
 TIMEOUT = 40       # seconds per cell: honest chi-square cells fit easily even on a loaded machine
+SCRATCH_GIB = 0.25         # the batch's scratch limit (--scratch)
+MAX_PROCESSES = 64         # the batch's process limit (--max-processes)
+FILL_GIB = 3               # what the filler tries to write: far past the scratch
+
+# Writes FILL_GIB into its scratch (its working folder, /tmp) until the disk is full, then goes on.
+FILLER = f"""import os
+written, error = 0, None
+try:
+    with open("fill.bin", "wb") as f:
+        for _ in range({FILL_GIB} * 1024):
+            f.write(b"x" * 2**20)
+            written += 2**20
+except OSError as exc:
+    error = exc.strerror
+print(f"scratch: wrote {{written // 2**20}} MiB in {{os.getcwd()}}, then {{error}}")"""
+
+# Starts 300 processes at once (a fork bomb would start more), then ends them.
+SPAWNER = """import subprocess
+procs, error = [], None
+for _ in range(300):
+    try:
+        procs.append(subprocess.Popen(["sleep", "120"], start_new_session=True))
+    except OSError as exc:
+        error = exc.strerror
+        break
+print(f"processes: started {len(procs)}, then {error}")
+for proc in procs:
+    proc.kill()
+    proc.wait()"""
 
 TV_OK = '''def tv(p, q):
     p = np.asarray(p, dtype=float)
@@ -181,6 +215,9 @@ def batch(tmp_path_factory):
                                    foreign.source, metadata={"nbgrader": dict(meta(foreign))}),
         ("peeker", CH3): replace_solution(sol3, "ex_tv", PEEKER),
         ("backup", CH3): sol3,
+        ("filler", CH3): _with_cell(sol3, FILLER, "ex_tv"),
+        ("spawner", CH3): _with_cell(sol3, SPAWNER, "ex_tv"),
+        ("mixup", CH4): sol3,                      # chapter 03's notebook saved under chapter 04's name
     }
     if isolation_available():     # without the sandbox grading is documented as not isolated
         class_[("intruder", CH3)] = _with_cell(class_[("peeker", CH3)], intruder_cell(out, subs), "ex_tv")
@@ -192,14 +229,46 @@ def batch(tmp_path_factory):
     notebooks.write(student_nb(CH3), subs / "backup" / "backup" / f"{CH3}.ipynb")
     before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
 
+    memory = _MemoryWatch()
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(subs), "--out", str(out),
-                           "--timeout", str(TIMEOUT)], capture_output=True, text=True, timeout=1500)
+    with memory:
+        proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(subs), "--out", str(out),
+                               "--timeout", str(TIMEOUT), "--scratch", str(SCRATCH_GIB),
+                               "--max-processes", str(MAX_PROCESSES)], capture_output=True, text=True, timeout=1500)
     seconds = time.perf_counter() - start
     time.sleep(5)        # a detached process would rewrite grades.csv 3 s after the grader exits
     with open(out / "grades.csv") as f:
         rows = {(r["student_id"], r["chapter"]): r for r in csv.DictReader(f)}
-    return dict(proc=proc, rows=rows, out=out, subs=subs, before=before, seconds=seconds)
+    return dict(proc=proc, rows=rows, out=out, subs=subs, before=before, seconds=seconds, memory=memory)
+
+
+def _meminfo() -> dict[str, int]:
+    with open("/proc/meminfo") as f:
+        return {line.split(":")[0]: int(line.split()[1]) * 1024 for line in f}
+
+
+class _MemoryWatch:
+    """The machine's memory while the batch runs, sampled every 0.2 s: the peak rise of tmpfs pages
+    (Shmem: every sandbox's scratch) and of used memory (MemTotal - MemAvailable) over the start."""
+
+    def __enter__(self):
+        self.start = _meminfo()
+        self.peak_shmem = self.peak_used = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def _watch(self):
+        used0 = self.start["MemTotal"] - self.start["MemAvailable"]
+        while not self._stop.wait(0.2):
+            now = _meminfo()
+            self.peak_shmem = max(self.peak_shmem, now["Shmem"] - self.start["Shmem"])
+            self.peak_used = max(self.peak_used, now["MemTotal"] - now["MemAvailable"] - used0)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
 
 
 def _row(batch, student, chapter=CH3):
@@ -239,7 +308,7 @@ def test_tests_disabled_from_a_solution_cell_are_restored(batch):
 
 def test_hangs_cost_only_their_own_exercise_and_are_reported_as_timeouts(batch):
     row = _row(batch, "swallower")        # ignores interrupts: its kernel is replaced
-    assert row["status"] == "graded" and float(row["score"]) == 6, row
+    assert row["status"].startswith("graded; a cell ran past the time limit") and float(row["score"]) == 6, row
     assert "TimeoutError" in row["notes"] and "new kernel" in row["notes"], row["notes"]
     row = _row(batch, "looper")           # later tests of the same exercise fail at once
     assert float(row["score"]) == float(row["max_score"]) - 6, row
@@ -255,10 +324,55 @@ def test_honest_slips_are_not_punished_and_output_is_capped(batch):
     assert feedback.stat().st_size < 1_500_000, feedback.stat().st_size
 
 
-def test_ambiguous_files_are_an_error_naming_them(batch):
+def test_a_backup_copy_beside_the_notebook_is_noted_and_the_top_level_one_graded(batch):
     row = _row(batch, "backup")
-    assert row["status"].startswith("error: ambiguous") and "backup/" in row["status"], row
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
+    assert f"backup/backup/{CH3}.ipynb" in row["notes"] and "not graded" in row["notes"], row["notes"]
+
+
+def test_two_copies_at_the_same_level_are_an_error_naming_both(tmp_path):
+    from autograder.grading.grade import find_submissions
+    for folder in ("a", "b"):
+        (tmp_path / "ana" / folder).mkdir(parents=True)
+        notebooks.write(student_nb(CH3), tmp_path / "ana" / folder / f"{CH3}.ipynb")
+    (sub,) = find_submissions(tmp_path)
+    assert sub.problem.startswith("error: ambiguous") and "ana/a/" in sub.problem and "ana/b/" in sub.problem
+    assert "keep exactly one" in sub.problem and is_sentence(sub.problem)
+
+
+def test_a_full_scratch_keeps_the_points_and_the_machine_s_memory_stays_bounded(batch):
+    row = _row(batch, "filler")
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
+    text = _plain_html(batch["out"] / "feedback" / "filler" / CH3 / f"{CH3}.html")
+    written = int(re.search(r"scratch: wrote (\d+) MiB in /tmp, then No space left on device", text).group(1))
+    assert written <= SCRATCH_GIB * 1024, written
+    memory = batch["memory"]
+    print(f"peak rise while grading: tmpfs {memory.peak_shmem / 2**20:.0f} MiB, used {memory.peak_used / 2**20:.0f} MiB "
+          f"(the filler tried {FILL_GIB} GiB; scratch {SCRATCH_GIB} GiB per kernel, 2 kernels at once)")
+    assert memory.peak_shmem < 1 * 2**30, memory.peak_shmem        # unbounded, it would be >= 3 GiB
+
+
+@pytest.mark.skipif("pids" not in cgroups_available(), reason="no cgroup can be created here, so the process "
+                    "limit is not enforced (the grade command's header says so)")
+def test_processes_past_the_limit_fail_inside_the_kernel_and_the_points_stay(batch):
+    row = _row(batch, "spawner")
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
+    text = _plain_html(batch["out"] / "feedback" / "spawner" / CH3 / f"{CH3}.html")
+    started = int(re.search(r"processes: started (\d+), then Resource temporarily unavailable", text).group(1))
+    assert started < MAX_PROCESSES, started
+
+
+def test_a_notebook_from_another_chapter_is_named_in_the_status(batch):
+    row = _row(batch, "mixup", CH4)
+    assert row["status"].startswith("error: this notebook holds chapter 03's exercises, not chapter 04's"), row
     assert float(row["score"]) == 0
+
+
+def test_every_status_is_a_sentence(batch):
+    statuses = {key: row["status"] for key, row in batch["rows"].items()}
+    assert len(statuses) >= 12
+    assert all(is_sentence(s) for s in statuses.values()), statuses
+    assert not any(re.search(r"\b\w+Error\b|Traceback|KeyError", s) for s in statuses.values()), statuses
 
 
 def test_no_feedback_page_shows_hidden_test_code(batch):
@@ -270,6 +384,8 @@ def test_no_feedback_page_shows_hidden_test_code(batch):
         text = _plain_html(page)
         leaked = [line for line in hidden if line in text]
         assert not leaked, f"{page}: {leaked[:3]}"
+        assert "HIDDEN TESTS" not in text, f"{page}: a hidden-tests marker"
+        assert "cdnjs" not in page.read_text(encoding="utf-8"), f"{page}: loads MathJax from a CDN"
 
 
 def test_a_score_outside_the_range_is_an_error(batch):

@@ -92,7 +92,13 @@ class CourseDir:
         return self.api.autograde(name, student, force=True, create=True)
 
     def generate_feedback(self, name: str, student: str | None = None) -> dict:
-        return self.api.generate_feedback(name, student, force=True)
+        """nbgrader's feedback pages, made readable offline (`offline_page`)."""
+        from .offline_page import make_offline
+
+        result = self.api.generate_feedback(name, student, force=True)
+        for page in self.layout.feedback_dir.glob(f"{student or '*'}/{name}/*.html"):
+            make_offline(page)
+        return result
 
     def scores(self, name: str, student: str) -> list[tuple[str, float, float]] | None:
         """(grade_id, score, max_score) of each graded test of a submission, from the gradebook;

@@ -19,6 +19,8 @@ rendered (see `nbgrader_config.py`); the self-check uses the same functions.
     >>> hidden = hidden_lines([src])
     >>> redact("line 3\\n---> 3 assert f(123456) == 246912, 'big'\\nok", hidden)
     'line 3\\n[a line of hidden test code was removed here]\\nok'
+    >>> redact("      5 ### BEGIN HIDDEN TESTS", set())
+    '[a line of hidden test code was removed here]'
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ _HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*
 _BLOCK = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.S)
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _CELL_FRAME = re.compile(r"(?:Cell In\s*\[(\d+)\]|Input In \[(\d+)\]|<ipython-input-(\d+)-)")
+_MARKER = re.compile(r"###\s*(BEGIN|END) HIDDEN TESTS")
 MIN_LINE = 12           # shorter hidden lines ("else:", ")") reveal nothing
 REMOVED = "[a line of hidden test code was removed here]"
 HIDDEN_NOTE = "# (hidden tests run here when your work is graded)"
@@ -58,13 +61,14 @@ def notebook_hidden_lines(nb) -> set[str]:
 
 
 def redact(text: str, hidden: set[str]) -> str:
-    """`text` with each line that quotes hidden test code replaced by a note."""
-    if not hidden or not text:
+    """`text` with each line that quotes hidden test code, or a hidden-tests marker (it tells where
+    hidden tests start), replaced by a note."""
+    if not text:
         return text
     out = []
     for line in text.split("\n"):
         plain = _ANSI.sub("", line)
-        if any(h in plain for h in hidden):
+        if any(h in plain for h in hidden) or _MARKER.search(plain):
             out.append(REMOVED)
         else:
             out.append(line)

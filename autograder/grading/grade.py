@@ -20,13 +20,18 @@ What holds up against a hostile class (see `resilient_execute`, `sandbox`, `inte
 * each submission's kernel runs in a bubblewrap sandbox that cannot see DIR, the other
   submissions or the solutions; scores are written by the grader after the kernel is
   gone, and a score outside [0, max] makes the row an error, never a grade;
-* one notebook per student and chapter: two candidates (e.g. a copy in `backup/`) make the
-  row an error naming both; student ids that collide after cleaning stop the run;
-* cells copied from another chapter (unknown `grade_id`s) become ordinary cells;
+* one notebook per student and chapter: the one at the top of the student's folder is graded
+  and a deeper copy (e.g. in `backup/`) is noted; two at the same level make the row an error
+  naming both; student ids that collide after cleaning stop the run;
+* a notebook holding another chapter's exercises is an error that names that chapter; cells
+  copied from another chapter (unknown `grade_id`s) become ordinary cells;
+* every status is a sentence (`statuses`); technical details go to the notes;
+* each kernel's scratch and number of processes are bounded (`sandbox`, `cgroups`);
 * a hang or a crash costs only its own exercise; timeouts are reported as timeouts;
 * feedback has no hidden test code; solution cells that reach for grader internals are
   listed in the `review` column.
-Submissions are copied, never modified. Students are graded in parallel (`jobs`).
+Submissions are copied, never modified. Students are graded in parallel (`jobs`), or on a Dask
+cluster (`scheduler`, see `cluster`).
 """
 from __future__ import annotations
 
@@ -51,7 +56,9 @@ from ..paths import (GRADES_BY_TEST_CSV, GRADES_CSV, NBGRADER_GRADES_CSV, Nbgrad
 from .coursedir import CourseDir
 from .outcome import FAILED, GradingOutcome, GradingTask
 from .settings import GradingSettings
-from .submissions import Submission, find_submissions, sanitize, unreadable_reason  # noqa: F401  (grade's API)
+from .statuses import failure_status, graded_status
+from .submissions import (Submission, find_submissions, sanitize, unreadable_reason,  # noqa: F401  (grade's API)
+                          wrong_chapter_reason)
 
 
 @dataclass
@@ -102,10 +109,12 @@ def _collect(course: CourseDir, subs: list[Submission], errors: dict, extra_note
                                               f"): the gradebook was changed outside the grader; not counted, "
                                               f"regrade this submission", tests, notes))
                         continue
-                    results.append(Result(s.student, s.chapter, total, max_score, "graded", tests, notes))
+                    results.append(Result(s.student, s.chapter, total, max_score, graded_status(notes), tests,
+                                          notes))
                     continue
                 reason = "grading produced no scores"
-            results.append(Result(s.student, s.chapter, 0.0, max_score, reason or "grading failed", [], notes))
+            status, detail = failure_status(reason)
+            results.append(Result(s.student, s.chapter, 0.0, max_score, status, [], notes + ([detail] if detail else [])))
     return results
 
 
@@ -128,9 +137,13 @@ def _run_worker(tasks: list[GradingTask], settings: GradingSettings) -> list[Gra
 
 def grade_all(tasks: list[GradingTask], settings: GradingSettings) -> list[GradingOutcome]:
     """Grade `tasks`, `settings.parallel(len(tasks))` at a time: in this process for one job, else one
-    worker process per student (a student's chapters one after the other)."""
+    worker process per student (a student's chapters one after the other); with `settings.scheduler`,
+    on the workers of that Dask cluster (`cluster.grade_on_cluster`)."""
     from .worker import grade_submission
 
+    if settings.scheduler:
+        from .cluster import grade_on_cluster
+        return grade_on_cluster(tasks, settings)
     if settings.parallel(len(tasks)) == 1:
         return [grade_submission(t, settings) for t in tasks]
     by_student: dict[str, list[GradingTask]] = {}
@@ -173,11 +186,18 @@ def grade(submissions: list[Submission], out: Path, settings: GradingSettings | 
         if dest.exists():
             shutil.rmtree(dest)
         dest.mkdir(parents=True)
+        notes[key] = list(s.notes)
         reason = s.problem or unreadable_reason(s.path)
         if reason:
             errors[key] = reason
             continue
-        nb, notes[key] = sanitize(nbformat.read(str(s.path), as_version=4), sources[s.chapter])
+        original = nbformat.read(str(s.path), as_version=4)
+        reason = wrong_chapter_reason(original, s.chapter)
+        if reason:
+            errors[key] = reason
+            continue
+        nb, cleaned = sanitize(original, sources[s.chapter])
+        notes[key] += cleaned
         reviews[key] = review_notebook(nb)
         nbformat.write(nb, str(course.layout.submitted(s.student, s.chapter)))
     tasks = [GradingTask(str(out), s.chapter, s.student) for s in submissions if (s.student, s.chapter) not in errors]
@@ -225,8 +245,9 @@ def main(args) -> int:
     chapter = resolve_chapter(args.chapter) if args.chapter else None
     subs = find_submissions(Path(args.submissions), chapter)
     settings = GradingSettings.from_args(args)
-    print(f"grading {len(subs)} submission(s), {settings.parallel(len(subs))} at a time; {check_sandbox()}",
-          flush=True)
+    where = (f"on the Dask cluster at {settings.scheduler}" if settings.scheduler else
+             f"{settings.parallel(len(subs))} at a time")
+    print(f"grading {len(subs)} submission(s), {where}; {check_sandbox()}", flush=True)
     start = time.perf_counter()
     results = grade(subs, Path(args.out), settings)
     width = max(len(r.student) for r in results)

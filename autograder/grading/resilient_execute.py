@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 import time
 from dataclasses import dataclass, field, replace
 
@@ -46,6 +47,22 @@ _INTEGRITY = "__import__('autograder.integrity', fromlist=['_'])."
 STDERR_RULE = ("Note: this test cell wrote to stderr, and a test cell with output on stderr scores 0 "
                "(nbgrader's rule). Output your own code prints, warnings included, does not count against "
                "you; this came from below Python (a library printing directly) or from the test itself.")
+
+
+def _names(source: str) -> set[str]:
+    """The names a cell's code reads and does not bind itself (not the words of its strings);
+    every identifier-like word when it is not plain Python (an IPython magic).
+
+    >>> sorted(_names("for B, k in cases:\\n    f(B, k, t_W, msg='B=1')"))
+    ['cases', 'f', 't_W']
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set(re.findall(r"[A-Za-z_]\w*", source))
+    # A name the cell binds itself (`for T_bar, B, want in ...`) does not need the earlier value.
+    names = [n for n in ast.walk(tree) if isinstance(n, ast.Name)]
+    return {n.id for n in names if isinstance(n.ctx, ast.Load)} - {n.id for n in names if isinstance(n.ctx, ast.Store)}
 
 
 @dataclass
@@ -164,7 +181,8 @@ class ResilientExecute(Execute):
         repairs = []
         if self.guard and locked:
             self._install_guard()
-            text = self._kernel_eval(_INTEGRITY + f"before_locked({graded})")
+            uses = sorted(_names(cell.source))
+            text = self._kernel_eval(_INTEGRITY + f"before_locked({graded}, {uses!r})")
             try:
                 repairs = ast.literal_eval(text) if text else []
             except (ValueError, SyntaxError):
@@ -261,4 +279,6 @@ class ResilientExecute(Execute):
                 and not any(o.get("output_type") == "error" for o in cell.outputs):
             cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=STDERR_RULE + "\n"))
         cap_outputs(cell, self.max_cell_output_bytes)
+        if any("bytes of output cut]" in str(o.get("text", "")) for o in cell.get("outputs", [])):
+            self._incident(cell, f"OutputCut: over {self.max_cell_output_bytes:,} bytes of output; the middle was cut")
         return cell, self.resources

@@ -2,17 +2,22 @@
 
 When the grader (or the self-check) runs a notebook, the kernel is started as
 
-    bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp          read-only system, private /tmp
+    bwrap --ro-bind / / --dev /dev --proc /proc                        read-only system
+          --size <scratch_bytes> --tmpfs /tmp                          private, bounded scratch (HOME, cwd)
           --tmpfs <hidden>...                                          gradebook, submissions, solutions
           --bind <work> <work>                                         a private writable working copy
           --unshare-all --die-with-parent --new-session                no network, own PIDs
           python -c <set rlimits> python -m ipykernel_launcher -f <work>/kernel.json
 
 so that student code sees the system and the course library read-only, can write only
-into its own scratch folder (deleted afterwards), cannot reach the gradebook, the other
+into its own bounded scratch (`/tmp`, its home and working folder: a tmpfs of `scratch_bytes`;
+past it a write fails with ENOSPC) and the kernel's connection folder (`work`: sockets, a file
+there is capped at `scratch_bytes` by RLIMIT_FSIZE), cannot reach the gradebook, the other
 submissions, the grading output, the instructor's solutions or the network, runs under a
 memory and CPU-time limit, and every process it starts dies with the sandbox (its own
-PID namespace). The kernel talks to the grader over Unix sockets (`ipc` transport) in
+PID namespace). Where the grader may create cgroups, the kernel also runs in its own
+(`cgroups.KernelCgroup`): at most `max_processes` processes and threads at once, and its
+memory plus its scratch's pages at most `memory_bytes + scratch_bytes`. The kernel talks to the grader over Unix sockets (`ipc` transport) in
 the working folder, because it has no network. Interrupts go over the control channel
 (the kernel is in its own session, out of reach of signals to the grader's group).
 
@@ -40,6 +45,7 @@ from pathlib import Path
 from jupyter_client import AsyncKernelManager
 
 from ..paths import REPO_ROOT, hidden_from_student_code
+from .cgroups import KernelCgroup, available as cgroups_available
 from .settings import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, GradingSettings  # noqa: F401
 NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code runs with the grader's own "
                 "permissions: it could read or change the gradebook, other submissions and the grading "
@@ -49,11 +55,13 @@ NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code r
 # rlimits are set in the kernel's own process just before it starts (inside the sandbox).
 # Memory is limited by RLIMIT_DATA (heap and private writable mappings: every NumPy array),
 # not RLIMIT_AS, so the large read-only or PROT_NONE reservations of CUDA and PyTorch still work.
+# RLIMIT_FSIZE caps any one file just above the scratch size (the connection folder is on disk).
 _LIMITS = ("import os, resource, sys\n"
-           "mem, cpu = int(sys.argv[1]), int(sys.argv[2])\n"
+           "mem, cpu, fsize = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])\n"
            "if mem > 0: resource.setrlimit(resource.RLIMIT_DATA, (mem, mem))\n"
            "if cpu > 0: resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))\n"
-           "os.execv(sys.argv[3], sys.argv[3:])\n")
+           "if fsize > 0: resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))\n"
+           "os.execv(sys.argv[4], sys.argv[4:])\n")
 
 
 # What a sandboxed kernel may see and use is the grading settings themselves (hide, memory_bytes,
@@ -121,6 +129,8 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
     hidden += [Path(h).resolve() for h in policy.hide if Path(h).exists() and Path(h).resolve() not in
                (Path("/"), hidden[0])]
     for h in hidden:
+        # The private /tmp is the student's scratch: a tmpfs of bounded size (ENOSPC past it).
+        args += (["--size", str(policy.scratch_bytes)] if h == hidden[0] and policy.scratch_bytes > 0 else [])
         args += ["--tmpfs", str(h)]
     # Bring back, read-only, what the kernel needs that a hidden folder covered (a venv in $HOME),
     # then hide again what lies inside it (the solution notebooks inside a repository under $HOME).
@@ -132,10 +142,10 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
             args += ["--tmpfs", str(h)]
     for device in sorted(glob.glob("/dev/nvidia*")) + (["/dev/dri"] if os.path.exists("/dev/dri") else []):
         args += ["--dev-bind", device, device]         # a GPU chapter can still use the GPU
-    args += ["--bind", work, work, "--chdir", work,
+    args += ["--bind", work, work, "--chdir", "/tmp",
              "--unshare-all", "--die-with-parent", "--new-session",
              "--unsetenv", "JPY_PARENT_PID",
-             "--setenv", "HOME", work, "--setenv", "TMPDIR", "/tmp",
+             "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",
              "--setenv", "IPYTHONDIR", os.path.join(work, ".ipython"),
              "--setenv", "MPLCONFIGDIR", os.path.join(work, ".matplotlib")]
     return args + ["--"] + cmd
@@ -143,7 +153,8 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
 
 def limited(cmd: list[str], policy: SandboxPolicy) -> list[str]:
     """`cmd` started through a tiny launcher that sets the memory and CPU-time limits."""
-    return [sys.executable, "-c", _LIMITS, str(policy.memory_bytes), str(policy.cpu_seconds)] + cmd
+    return [sys.executable, "-c", _LIMITS, str(policy.memory_bytes), str(policy.cpu_seconds),
+            str(policy.scratch_bytes + 2**20 if policy.scratch_bytes > 0 else 0)] + cmd
 
 
 def _seed_matplotlib_cache(work: Path) -> None:
@@ -172,6 +183,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         (self.work / ".ipython").mkdir()
         _seed_matplotlib_cache(self.work)
         self.isolated = bwrap_path() is not None
+        # Its scratch is memory, so the cgroup's memory limit counts both.
+        self.cgroup = KernelCgroup.create(self.policy.max_processes,
+                                          self.policy.memory_bytes + self.policy.scratch_bytes)
         if self.isolated:
             kwargs.setdefault("transport", "ipc")
             kwargs.setdefault("ip", str(self.work / "k"))
@@ -192,8 +206,8 @@ class SandboxedKernelManager(AsyncKernelManager):
                 raise RuntimeError("isolation required but bubblewrap is not available: " + NOT_ISOLATED)
             if self.policy.warn_unisolated:
                 warn_not_isolated()
-            return cmd
-        return bwrap_command(cmd, str(self.work), self.policy, bwrap_path())
+            return self.cgroup.enter_command(cmd)
+        return self.cgroup.enter_command(bwrap_command(cmd, str(self.work), self.policy, bwrap_path()))
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         kw["cwd"] = str(self.work)
@@ -211,6 +225,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     async def cleanup_resources(self, restart: bool = False) -> None:
         await AsyncKernelManager.cleanup_resources(self, restart=restart)
         if not restart:
+            self.cgroup.remove()
             shutil.rmtree(self.work, ignore_errors=True)
 
 
@@ -250,9 +265,12 @@ def reap_strays(keep: set[int] = frozenset()) -> None:
 
 def check_sandbox() -> str:
     """One line for the grade command's header: isolated or not, and how."""
+    limits = cgroups_available()
+    procs = ("processes per kernel limited (cgroup pids.max)" if "pids" in limits else
+             "the number of processes per kernel is NOT limited (no cgroup can be created here)")
     if isolation_available():
-        return f"student code runs in a bubblewrap sandbox ({bwrap_path()})"
-    return "student code is NOT isolated (bubblewrap missing)"
+        return f"student code runs in a bubblewrap sandbox ({bwrap_path()}); {procs}"
+    return f"student code is NOT isolated (bubblewrap missing); {procs}"
 
 
 if __name__ == "__main__":    # pragma: no cover - a manual probe

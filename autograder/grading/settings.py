@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field, replace
 DEFAULT_CELL_TIMEOUT = 120           # seconds per cell before it is interrupted and scored 0
 DEFAULT_MEMORY_BYTES = 8 * 2**30     # data-memory limit of a kernel (numpy, scipy, matplotlib fit easily)
 DEFAULT_CPU_SECONDS = 3600           # CPU time for one notebook (all its cells together)
+DEFAULT_SCRATCH_BYTES = 2**30        # the kernel's writable /tmp (memory), counted with memory_bytes
+DEFAULT_MAX_PROCESSES = 256          # processes and threads of one kernel at once (cgroup pids.max)
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,9 @@ class GradingSettings:
     require_isolation: bool = False           # refuse to run without bubblewrap
     warn_unisolated: bool = True              # say loudly when not isolated (grading, not self-check)
     jobs: int | None = None                   # submissions at once; None: one per core
+    scratch_bytes: int = DEFAULT_SCRATCH_BYTES     # size of the sandbox's writable /tmp (a tmpfs)
+    max_processes: int = DEFAULT_MAX_PROCESSES     # tasks of one kernel at once, where cgroups allow
+    scheduler: str | None = None              # a Dask scheduler address: grade on its workers
 
     def __post_init__(self):
         object.__setattr__(self, "hide", tuple(str(h) for h in self.hide))
@@ -41,11 +46,13 @@ class GradingSettings:
     @classmethod
     def from_args(cls, args) -> "GradingSettings":
         """The settings a command line asks for (options it does not have keep their default)."""
-        memory = getattr(args, "memory", None)
+        memory, scratch = getattr(args, "memory", None), getattr(args, "scratch", None)
         return cls(cell_timeout=getattr(args, "timeout", None) or DEFAULT_CELL_TIMEOUT,
                    memory_bytes=int(memory * 2**30) if memory else DEFAULT_MEMORY_BYTES,
+                   scratch_bytes=int(scratch * 2**30) if scratch else DEFAULT_SCRATCH_BYTES,
+                   max_processes=getattr(args, "max_processes", None) or DEFAULT_MAX_PROCESSES,
                    require_isolation=bool(getattr(args, "require_isolation", False)),
-                   jobs=getattr(args, "jobs", None))
+                   jobs=getattr(args, "jobs", None), scheduler=getattr(args, "scheduler", None))
 
     def parallel(self, n_tasks: int) -> int:
         """How many of `n_tasks` run at once: `jobs` (default one per core), at least 1, at most n_tasks."""

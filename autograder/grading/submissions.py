@@ -5,15 +5,17 @@
 """
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
 from ..errors import CourseError
 from ..notebooks import nbgrader_meta
-from ..paths import chapter_names
+from ..paths import chapter_names, solution_notebook
+from .statuses import unreadable_status, wrong_chapter_status
 
 _ID_OK = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -24,6 +26,7 @@ class Submission:
     chapter: str
     path: Path
     problem: str | None = None          # why it cannot be graded (e.g. ambiguous files), if so
+    notes: list[str] = field(default_factory=list)      # e.g. an extra copy that was not graded
 
 
 def student_id(name: str) -> str:
@@ -74,12 +77,7 @@ def find_submissions(folder: Path, chapter: str | None = None) -> list[Submissio
             for name, paths in sorted(by_chapter.items()):
                 if chapter is not None and name != chapter:
                     continue
-                problem = None
-                if len(paths) > 1:
-                    listed = ", ".join(str(p.relative_to(folder)) for p in paths)
-                    problem = (f"error: ambiguous submission, {len(paths)} notebooks for {name}: {listed}; "
-                               f"keep exactly one and grade again")
-                found.append(Submission(sid, name, paths[0], problem))
+                found.append(_choose(sid, name, entry, paths, folder))
     clashes = {sid: names for sid, names in owners.items() if len(names) > 1}
     if clashes:
         lines = "; ".join(f"{' and '.join(repr(n) for n in names)} both become {sid!r}"
@@ -90,14 +88,53 @@ def find_submissions(folder: Path, chapter: str | None = None) -> list[Submissio
     return found
 
 
+def _choose(sid: str, name: str, student_dir: Path, paths: list[Path], folder: Path) -> Submission:
+    """The submission among `paths` (one student's notebooks for chapter `name`): the one at the top
+    of the student's folder (`alice/NN.ipynb`, or nbgrader's `alice/NN/NN.ipynb`), with a note naming
+    the extra copies; an error naming them all when no single one is at the top."""
+    if len(paths) == 1:
+        return Submission(sid, name, paths[0])
+    top = [p for p in paths if p.parent == student_dir or p.parent == student_dir / name]
+    listed = ", ".join(str(p.relative_to(folder)) for p in paths)
+    if len(top) == 1:
+        extra = ", ".join(str(p.relative_to(folder)) for p in paths if p != top[0])
+        return Submission(sid, name, top[0], notes=[f"graded {top[0].relative_to(folder)}; another copy was "
+                                                    f"found and not graded: {extra}"])
+    return Submission(sid, name, paths[0],
+                      f"error: ambiguous submission, {len(paths)} notebooks for {name}: {listed}; "
+                      f"keep exactly one (at the top of the student's folder) and grade again")
+
+
 def unreadable_reason(path: Path) -> str | None:
-    """None if `path` is a notebook nbgrader can grade, else the reason it is not."""
+    """None if `path` is a notebook nbgrader can grade, else the reason it is not (a sentence)."""
     try:
         nb = nbformat.read(str(path), as_version=4)
-        nbformat.validate(nb)
     except Exception as exc:  # any damage to the file: report it, grade the rest
-        return f"unreadable notebook ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+        what = "it is not valid notebook JSON, perhaps cut short" if "JSON" in type(exc).__name__ or \
+            isinstance(exc, ValueError) else "it could not be opened"
+        return unreadable_status(what)
+    try:
+        nbformat.validate(nb)
+    except Exception:
+        return unreadable_status("it does not follow the Jupyter notebook format")
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def _solution_ids(chapter: str) -> frozenset:
+    nb = nbformat.read(str(solution_notebook(chapter)), as_version=4)
+    return frozenset(nbgrader_meta(c)["grade_id"] for c in nb.cells if nbgrader_meta(c).get("solution"))
+
+
+def wrong_chapter_reason(nb, chapter: str) -> str | None:
+    """A status naming the chapter whose exercises `nb` holds when it holds none of `chapter`'s, else None."""
+    ids = {nbgrader_meta(c).get("grade_id") for c in nb.cells} - {None}
+    if ids & _solution_ids(chapter):
+        return None
+    holds = max(chapter_names(), key=lambda other: len(ids & _solution_ids(other)))
+    if not ids & _solution_ids(holds):
+        return None          # no exercise cells at all (pasted into a fresh notebook): graded as it is
+    return wrong_chapter_status(chapter, holds)
 
 
 def sanitize(nb, source) -> tuple[nbformat.NotebookNode, list[str]]:
