@@ -4,7 +4,7 @@
     python benchmarks/engine_cpu.py --quick    # 2 repeats, 4 prompts: checks the script (not for publishing)
 
 Both engines run the course-trained byte-level pair (`specdec.tiny_pair`) on the lab's 12 prompts
-(`specdec.lab_prompts`, the last 72 bytes of each so that prompt + tokens stay within the 128
+(`specdec.lab_prompts`, the last 72 bytes of each, so that prompt + tokens stay well within the
 positions the pair was trained on), 48 new tokens each, gamma = 4, one thread.
 
 Hugging Face `generate(assistant_model=draft)` is set up to do the same work as the course's engine
