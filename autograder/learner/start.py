@@ -18,9 +18,9 @@ from pathlib import Path
 
 from .. import notebooks, progress
 from ..notebooks import nbgrader_meta
-from ..paths import in_bundle, student_chapter_names, student_notebook_path
+from ..paths import START_PAGE_NAME, in_bundle, student_chapter_names, student_notebook_path
 
-START_PAGE = "START_HERE.ipynb"
+START_PAGE = START_PAGE_NAME
 
 
 @dataclass
