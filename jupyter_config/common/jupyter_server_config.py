@@ -17,4 +17,4 @@ if shutil.which("bash"):
 else:                                     # POSIX sh reads the file named by $ENV when interactive
     os.environ["ENV"] = _rc
     _shell = [shutil.which("sh") or "/bin/sh", "-i"]
-c.ServerApp.terminado_settings = {**dict(c.ServerApp.terminado_settings or {}), "shell_command": _shell}
+c.ServerApp.terminado_settings.update({"shell_command": _shell})   # merged with any other settings
