@@ -133,15 +133,26 @@ def run_all(page, timeout: float = 180.0) -> list[dict]:
     error and JupyterLab goes on; a run that stops early fails here, naming the cell it stopped at."""
     deadline = time.monotonic() + timeout
     run_from_menu(page, "Run All Cells", timeout=timeout)
-    state = wait_until_idle(page, max(5.0, deadline - time.monotonic()), "Run All")
-    code = [c for c in state if c["type"] == "code"]
-    pending = [c for c in code if c["count"] is None]
-    if pending:
-        before = [c for c in code if c["index"] < pending[0]["index"]]
-        stop = before[-1]["index"] if before else None
-        raise AssertionError(f"one Run All left {len(pending)} code cells unexecuted, from cell {pending[0]['index']} "
-                             f"on (it stopped at cell {stop}: {before[-1]['source'][:80] if before else ''!r})")
-    return state
+    done, quiet_since = -1, time.monotonic()
+    while True:
+        # The kernel can be idle for a moment between two cells of the run (the page drawing a
+        # figure on a busy machine): wait while cells keep getting executed, fail once they stop.
+        state = wait_until_idle(page, max(5.0, deadline - time.monotonic()), "Run All")
+        code = [c for c in state if c["type"] == "code"]
+        pending = [c for c in code if c["count"] is None]
+        if not pending:
+            return state
+        if len(code) - len(pending) > done:
+            done, quiet_since = len(code) - len(pending), time.monotonic()
+        elif time.monotonic() - quiet_since > 20 or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(1000)
+    before = [c for c in code if c["index"] < pending[0]["index"]]
+    stop = before[-1]["index"] if before else None
+    shown = error_outputs(before[-1]) if before else []
+    raise AssertionError(f"one Run All left {len(pending)} code cells unexecuted, from cell {pending[0]['index']} "
+                         f"on (it stopped at cell {stop}: {before[-1]['source'][:80] if before else ''!r}, "
+                         f"which shows {shown})")
 
 
 DIRTY_JS = "() => jupyterapp.shell.currentWidget.context.model.dirty"
