@@ -284,6 +284,21 @@ def test_serving_answers_quote_the_numbers_the_library_computes():
 def test_the_text_promises_hidden_tests_only_where_they_run():
     text = _chapter13_markdown()
     assert "the student bundle a class receives contains no hidden tests" in text
-    assert "which a class's student bundle does not contain" in text
+    assert "A class's student bundle contains no hidden tests: there the same commands run the visible tests only" in text
     for missing in ("solutions/", "tests/", "../shared", "reference text"):
         assert missing not in text, f"chapter 13 points at {missing!r}, which a learner does not have"
+
+
+@pytest.mark.slow
+def test_running_chapter_13_from_the_top_records_no_result(tmp_path, monkeypatch):
+    """Demonstrations never log: Run All of the unsolved chapter 13 starts clocks (start events) but
+    records no answer (the worked numeric example is graded with `grade`, not logged)."""
+    from autograder.authoring.execute import execute
+    from autograder.paths import CHAPTERS_DIR
+
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv(progress.ENV_VAR, str(log))
+    execute(CHAPTERS_DIR / "13_interview_drills.ipynb", allow_errors=True)
+    events = progress.read_log(log)
+    assert events and all(e["type"] == "start" for e in events), [e for e in events if e["type"] != "start"]
+    assert all(e.get("minutes") for e in events if not e["drill"].startswith("numeric:"))
