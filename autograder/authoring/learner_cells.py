@@ -7,8 +7,8 @@
   in `python -m autograder check` (which takes the test cells from the instructor's notebook
   anyway) and in nbgrader's Validate.
 * One note near the top (after the title cell) says how to check your work from the notebook.
-* The last cell shows a **Check my work** button (`autograder.learner.notebook_check`). It is
-  tagged `remove-cell`, so the book (a static website) leaves it out.
+* The last cell shows a **Check my work** button (`autograder.learner.notebook_check`), under a
+  heading. Both are tagged `remove-cell`, so the book (a static website) leaves them out.
 
 Added by construction, so a new chapter gets them with no authoring step, and solution notebooks
 (the single source) stay free of them.
@@ -18,7 +18,7 @@ Added by construction, so a new chapter gets them with no authoring step, and so
     ...     "solution": False, "grade_id": "t", "points": 1, "locked": True})])
     >>> nb = add_learner_cells(nb, "01_t")
     >>> [c.metadata.get("tags") for c in nb.cells]
-    [None, None, ['raises-exception'], None, ['remove-cell']]
+    [None, None, ['raises-exception'], ['remove-cell'], ['remove-cell']]
 """
 from __future__ import annotations
 
@@ -62,6 +62,6 @@ def add_learner_cells(nb: nbformat.NotebookNode, chapter: str) -> nbformat.Noteb
     if not any(c.cell_type == "markdown" and CHECK_NOTE_MARK in c.source for c in nb.cells):
         nb.cells.insert(min(1, len(nb.cells)), nbformat.v4.new_markdown_cell(CHECK_NOTE))
     if not any(c.cell_type == "code" and CHECK_CELL_MARK in c.source for c in nb.cells):
-        nb.cells.append(nbformat.v4.new_markdown_cell("## Check my work"))
+        nb.cells.append(nbformat.v4.new_markdown_cell("## Check my work", metadata={"tags": ["remove-cell"]}))
         nb.cells.append(nbformat.v4.new_code_cell(check_cell_source(chapter), metadata={"tags": ["remove-cell"]}))
     return nb
