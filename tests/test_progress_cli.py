@@ -217,3 +217,15 @@ def test_the_command_line_entry_point(tmp_path):
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "No drills recorded yet" in done.stdout, done.stderr
     assert not (tmp_path / progress.LOG_NAME).exists()          # reading never creates the log
+
+
+def test_drill_statements_print_math_as_readable_text(tmp_path, capsys):
+    import re
+
+    for name, drill in load_drills().items():
+        code, out = _run(capsys, "drill", name, "--folder", str(tmp_path))
+        assert code == 0
+        statement = out.split("Start from:")[0]
+        raw = re.findall(r"[^ ]*\\[A-Za-z]+[^ ]*", statement)
+        assert not raw, f"{name}: raw LaTeX {raw[:5]}"
+        assert "$" not in statement, name
