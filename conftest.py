@@ -1,2 +1,42 @@
 # nbgrader executes its config file with `get_config` injected; it is not importable on its own.
 collect_ignore = ["autograder/grading/nbgrader_config.py"]
+
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `folder` with its size and modification time (nanoseconds)."""
+    if not folder.is_dir():
+        return {}
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def learners_folder_is_never_touched():
+    """The test suite never writes into the learner's folder (`learner/`, the README promises it):
+    progress events of every process the tests start go to a scratch log ($COURSE_PROGRESS_LOG,
+    inherited by subprocesses and kernels), and learner/ is compared before and after the session."""
+    from autograder.paths import LEARNER_DIR
+
+    before = _snapshot(LEARNER_DIR)
+    existed = LEARNER_DIR.exists()
+    previous = os.environ.get("COURSE_PROGRESS_LOG")
+    scratch = tempfile.mkdtemp(prefix="course-test-progress-")
+    os.environ["COURSE_PROGRESS_LOG"] = os.path.join(scratch, "progress.jsonl")
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("COURSE_PROGRESS_LOG", None)
+        else:
+            os.environ["COURSE_PROGRESS_LOG"] = previous
+    after = _snapshot(LEARNER_DIR)
+    assert LEARNER_DIR.exists() == existed and after == before, (
+        f"the test session changed {LEARNER_DIR}: "
+        f"{sorted(set(after.items()) ^ set(before.items()))[:10]}")

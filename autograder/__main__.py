@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("learn", help="copy a fresh chapter into learner/ (ignored by git) to work on it")
     p.add_argument("chapters", nargs="+", help="chapter names or numbers, e.g. 03, or `all`")
     p.add_argument("--dest", default=None, help="folder to copy into (default: learner/ in the course)")
+    p.add_argument("--start-page", action="store_true",
+                   help="also (re)write the start page START_HERE.ipynb there (./course lab does)")
 
     p = sub.add_parser("bundle", help="build what a class receives: student notebooks, library, self-check")
     p.add_argument("out", help="folder to create (must not exist)")

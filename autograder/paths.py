@@ -33,9 +33,15 @@ REFERENCE_DIR = PACKAGE_DIR / "reference"
 NBGRADER_CONFIG = PACKAGE_DIR / "grading" / "nbgrader_config.py"
 DRILLS_CHAPTER = "13_interview_drills"
 CHAPTER_GLOB = "[0-9][0-9]_*.ipynb"
-# Top-level folders and files of the course that a student bundle copies.
-BUNDLE_PACKAGES = ("specdec", "widgets", "autograder")
-BUNDLE_FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "course", "README.md", ".gitignore")
+# Top-level folders and files of the course that a student bundle copies (the learner's JupyterLab
+# settings and the book builder included; the GPU lab's script, which chapter 12 names, too).
+BUNDLE_PACKAGES = ("specdec", "widgets", "autograder", "book", "jupyter_config")
+BUNDLE_FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "course", ".gitignore",
+                "benchmarks/gpu_lab.py")
+# The bundle's README.md: written for learners (the course's own README is the instructor's).
+BUNDLE_README = PACKAGE_DIR / "authoring" / "bundle_README.md"
+# The start page `./course lab` opens in the learner's folder (autograder.learner.start).
+START_PAGE_NAME = "START_HERE.ipynb"
 
 
 def in_bundle() -> bool:

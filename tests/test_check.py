@@ -56,3 +56,59 @@ def test_self_check_and_grading_run_the_same_preprocessors():
     nbgrader_default = [ResilientExecute if p is Execute else p
                         for p in Autograde.class_traits()["autograde_preprocessors"].default()]
     assert autograde == nbgrader_default
+
+
+# ------------------------------------------------------------------ Check my work, inside the notebook
+def test_check_in_the_notebook_gives_what_the_command_gives(tmp_path, monkeypatch):
+    """The button's check runs `run_check` on the saved file: the same outcomes as `python -m autograder
+    check`, shown per exercise with the failing tests' messages, and recorded in the progress log."""
+    from autograder import progress
+    from autograder.learner.notebook_check import check_in_notebook, report_html
+    from tests.helpers import replace_solution
+
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv(progress.ENV_VAR, str(log))
+    sol = solution_nb(FIRST)
+    first_ex = next(meta(c)["grade_id"] for c in sol.cells if meta(c).get("solution"))
+    learner = student_nb(FIRST)
+    solved = next(c.source for c in sol.cells if meta(c).get("grade_id") == first_ex)
+    learner = replace_solution(learner, first_ex, solved)       # first exercise solved, the rest not
+    path = tmp_path / f"{FIRST}.ipynb"
+    notebooks.write(learner, path)
+    result = check_in_notebook(FIRST, notebook=path, history=[])
+    command, _ = run_check(path)
+    assert [(o.grade_id, o.points, o.max_points) for o in result.outcomes] == \
+        [(o.grade_id, o.points, o.max_points) for o in command]
+    got = {o.exercise: 0.0 for o in result.outcomes}
+    for o in result.outcomes:
+        got[o.exercise] += o.points
+    assert got[first_ex] > 0 and any(v == 0 for k, v in got.items() if k != first_ex)
+    page = report_html(result)
+    assert f"{first_ex.removeprefix('ex_')}</b>: " in page and "not attempted yet" in page
+    assert "white-space:pre-wrap" in page                          # long messages wrap
+    (event,) = [e for e in progress.read_log(log) if e["type"] == "check"]
+    assert event["chapter"] == FIRST and event["exercises"][first_ex][0] > 0
+
+
+def test_check_in_the_notebook_says_save_first_when_the_run_version_is_not_saved(tmp_path):
+    from autograder.learner.notebook_check import check_in_notebook, report_html
+
+    sol = solution_nb(FIRST)
+    first_ex = next(c for c in sol.cells if meta(c).get("solution"))
+    path = tmp_path / f"{FIRST}.ipynb"
+    notebooks.write(student_nb(FIRST), path)                      # saved: the stub
+    # The kernel ran an edited version of the exercise (the learner's new answer), not yet saved.
+    result = check_in_notebook(FIRST, notebook=path, history=["import numpy as np", first_ex.source])
+    assert not result.outcomes and "Save first (Ctrl+S)" in result.message
+    assert first_ex.metadata["nbgrader"]["grade_id"].removeprefix("ex_") in result.message
+    assert "Save first" in report_html(result)
+
+
+def test_every_chapter_ends_with_the_check_button_for_itself():
+    from autograder.authoring.learner_cells import CHECK_CELL_MARK, CHECK_NOTE_MARK
+
+    for name in CHAPTERS:
+        cells = student_nb(name).cells
+        assert CHECK_CELL_MARK in cells[-1].source and f"check_button({name!r})" in cells[-1].source
+        notes = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and CHECK_NOTE_MARK in c.source]
+        assert notes == [1], f"{name}: the note on checking your work should be the second cell, once: {notes}"

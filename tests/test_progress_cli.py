@@ -5,9 +5,11 @@ A right and a wrong answer file go through the drill's real tests (read from the
 are written to a progress log in a scratch folder and read back by `progress`.
 """
 import json
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -79,7 +81,7 @@ def test_right_and_wrong_answer_files_end_to_end(tmp_path, capsys):
 
     code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "wrong.py"), "--folder", str(folder))
     assert code == 1 and "[FAIL] test_drill_trim (0/3)" in out and "expected ([7, 3], [0, 1, 5])" in out
-    assert "not timed" in out
+    assert "not timed" not in out and "Attempt 2: a retry" in out      # still timed from the start, marked
     assert "_rng" not in out and "PagedKVCache(num_blocks" not in out     # hidden test code is never shown
 
     code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "delegating.py"), "--folder", str(folder))
@@ -91,8 +93,13 @@ def test_right_and_wrong_answer_files_end_to_end(tmp_path, capsys):
     events = progress.read_log(folder / progress.LOG_NAME)
     results = [(e["drill"], e["correct"]) for e in events if e["type"] == "drill"]
     assert results == [("trim_block_table", True)] + [("trim_block_table", False)] * 3
-    timed = [e["seconds"] for e in events if e["type"] == "drill"]
-    assert timed[0] is not None and timed[0] >= 0 and timed[1:] == [None, None, None]
+    answers = [e for e in events if e["type"] == "drill"]
+    assert all(e["seconds"] is not None and e["seconds"] >= 0 for e in answers)
+    assert [(e["attempt"], e["retry"]) for e in answers] == [(1, False), (2, True), (3, True), (4, True)]
+    assert answers[0]["minutes"] == 8 and answers[0]["within_time"] is True
+    # The summary scores the first attempt only: right, with the three retries counted apart.
+    (row,) = progress.topic_summary(events)
+    assert (row["attempts"], row["correct"], row["retries"], row["over_time"]) == (1, 1, 3, 0)
     assert sorted(p.name for p in folder.iterdir()) == [progress.LOG_NAME]     # nothing else written there
 
 
@@ -133,6 +140,43 @@ def test_numeric_drill_through_the_cli(tmp_path, capsys):
         main(["drill", "round", "--values", "1", "--folder", str(tmp_path)])
     events = [e for e in progress.read_log(tmp_path / progress.LOG_NAME) if e["type"] == "drill"]
     assert [(e["drill"], e["correct"], e["seed"]) for e in events] == [("numeric:round", True, 7), ("numeric:round", False, 7)]
+    assert [e["retry"] for e in events] == [False, True]       # the second answer saw the worked answer
+
+
+def test_a_pass_after_a_failure_is_timed_and_marked_a_retry(tmp_path, capsys):
+    from specdec.drills import make_question
+
+    _run(capsys, "drill", "round", "--seed", "3", "--folder", str(tmp_path))
+    q = make_question(3, "round")
+    code, out = _run(capsys, "drill", "round", "--seed", "3", "--values", "1", "1", "1", "--folder", str(tmp_path))
+    assert code == 1
+    right = [f"{p.answer:.3f}" for p in q.parts]
+    code, out = _run(capsys, "drill", "round", "--seed", "3", "--values", *right, "--folder", str(tmp_path))
+    assert code == 0 and "not timed" not in out and "a retry" in out
+    events = progress.read_log(tmp_path / progress.LOG_NAME)
+    answers = [e for e in events if e["type"] == "drill"]
+    assert [(e["correct"], e["attempt"], e["retry"]) for e in answers] == [(False, 1, False), (True, 2, True)]
+    assert all(e["seconds"] is not None for e in answers)
+    (row,) = progress.topic_summary(events)
+    assert (row["attempts"], row["correct"], row["accuracy"], row["retries"]) == (1, 0, 0.0, 1)
+    # A new seed is a new question: its first answer is a first attempt again.
+    _run(capsys, "drill", "round", "--seed", "4", "--values", "1", "1", "1", "--folder", str(tmp_path))
+    assert progress.read_log(tmp_path / progress.LOG_NAME)[-1]["retry"] is False
+
+
+def test_the_test_session_keeps_the_learners_folder_untouched(tmp_path):
+    """A drill run from the course's root writes to the log of learner/ by default; inside the test
+    session $COURSE_PROGRESS_LOG sends it elsewhere (and conftest.py compares learner/ before and after)."""
+    from autograder.paths import LEARNER_DIR
+
+    scratch = os.environ[progress.ENV_VAR]
+    assert LEARNER_DIR not in Path(scratch).parents
+    before = sorted(LEARNER_DIR.rglob("*")) if LEARNER_DIR.exists() else None
+    done = subprocess.run([sys.executable, "-m", "autograder", "drill", "round", "--seed", "5"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (sorted(LEARNER_DIR.rglob("*")) if LEARNER_DIR.exists() else None) == before
+    assert any(e.get("seed") == 5 for e in progress.read_log(Path(scratch)))
 
 
 def test_drill_without_a_name_picks_one_not_done(tmp_path, capsys):
@@ -173,3 +217,15 @@ def test_the_command_line_entry_point(tmp_path):
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "No drills recorded yet" in done.stdout, done.stderr
     assert not (tmp_path / progress.LOG_NAME).exists()          # reading never creates the log
+
+
+def test_drill_statements_print_math_as_readable_text(tmp_path, capsys):
+    import re
+
+    for name, drill in load_drills().items():
+        code, out = _run(capsys, "drill", name, "--folder", str(tmp_path))
+        assert code == 0
+        statement = out.split("Start from:")[0]
+        raw = re.findall(r"[^ ]*\\[A-Za-z]+[^ ]*", statement)
+        assert not raw, f"{name}: raw LaTeX {raw[:5]}"
+        assert "$" not in statement, name

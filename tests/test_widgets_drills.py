@@ -23,6 +23,19 @@ def test_form_flow(tmp_path):
     events = [e for e in progress.read_log(log) if e["type"] == "drill"]
     assert [e["correct"] for e in events] == [True, False]
     assert events[0]["drill"] == "numeric:acceptance" and events[1]["topic"] == "cost of a pass"
+    assert [e["retry"] for e in events] == [False, False]
+
+
+def test_a_second_answer_to_the_same_question_is_a_retry(tmp_path):
+    log = tmp_path / "log.jsonl"
+    w = numeric_drill_widget(seed=4, kind="round", log=log)
+    w.check([1, 1, 1])                                   # wrong: the worked answer is now shown
+    w.check([p.answer for p in w.question.parts])        # copied from the worked answer
+    events = [e for e in progress.read_log(log) if e["type"] == "drill"]
+    assert [(e["correct"], e["attempt"], e["retry"]) for e in events] == [(False, 1, False), (True, 2, True)]
+    assert events[1]["seconds"] >= events[0]["seconds"]  # timed from the question's start, not from the retry
+    (row,) = progress.topic_summary(progress.read_log(log))
+    assert (row["attempts"], row["correct"], row["retries"]) == (1, 0, 1)
 
 
 def test_bad_input_shows_a_message_not_a_traceback(tmp_path):

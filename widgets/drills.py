@@ -53,6 +53,7 @@ class NumericDrill(W.VBox):
         self.last_grade: Grade | None = None
         self.message = ""
         self.clock = None
+        self.last_event: dict | None = None
         self.seed_box.observe(lambda _: self.new_question(), names="value")
         self.kind_menu.observe(lambda _: self.new_question(), names="value")
         self.button.on_click(lambda _: self.check([b.value for b in self.boxes[:len(self.question.parts)]]))
@@ -78,7 +79,8 @@ class NumericDrill(W.VBox):
         self.worked.value = f"<p><b>Worked answer.</b> {html.escape(q.worked)}</p>".replace("\n", "<br>")
         self.worked.layout.display = "none"
         self.last_grade = None
-        self.clock = progress.start_drill(f"numeric:{q.kind}", q.topic, q.chapter, path=self._log())
+        self.clock = progress.start_drill(f"numeric:{q.kind}", q.topic, q.chapter, path=self._log(), seed=q.seed)
+        self.last_event = None
 
     def _log(self):
         return Path(self.log_file) if self.log_file is not None else progress.log_path()
@@ -96,9 +98,9 @@ class NumericDrill(W.VBox):
         result = grade(self.question, numbers)
         self.last_grade = result
         if self.clock is not None:
-            self.clock.finish(result.correct, kind=self.question.kind, seed=self.question.seed)
-            self.clock = progress.start_drill(f"numeric:{self.question.kind}", self.question.topic,
-                                              self.question.chapter, path=self._log())
+            # One clock per question: a second answer to the same numbers (after the verdict and the
+            # worked answer were shown) is recorded as a retry, timed from the question's start.
+            self.last_event = self.clock.finish(result.correct, kind=self.question.kind, seed=self.question.seed)
         rows = "".join(f"<li>{html.escape(r.label)}: {'right' if r.ok else 'not within the tolerance'}</li>"
                        for r in result.results)
         head = "All right." if result.correct else "Not yet: compare with the worked answer below."

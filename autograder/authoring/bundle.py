@@ -3,8 +3,10 @@
 OUT gets the student notebooks (`chapters/`, freshly released: stubs, visible tests
 only), the course library (`specdec/`, `widgets/`), the course commands (`autograder/`,
 with `autograder/reference/` holding the student notebooks the self-check takes its
-tests from), and the files to install it (`pyproject.toml`, `constraints.txt`,
-`environment.yml`, `course`, `README.md`). It has no solution notebooks, no `tests/`, no git
+tests from), the learner's JupyterLab settings (`jupyter_config/`), the book builder
+(`book/`, so `./course book` works), the GPU lab's script chapter 12 names, the files to
+install it (`pyproject.toml`, `constraints.txt`, `environment.yml`, `course`) and a README
+written for learners (`bundle_README.md`; `./course test` says the bundle has no test suite). It has no solution notebooks, no `tests/`, no git
 history, and no line of hidden test code anywhere: the bundle is checked for that before
 the command returns. In the bundle, `python -m autograder check` runs the visible tests
 and says that the hidden ones run when the work is graded.
@@ -16,14 +18,14 @@ from pathlib import Path
 
 from .. import notebooks
 from ..errors import CourseError
-from ..paths import BUNDLE_FILES, BUNDLE_PACKAGES, REFERENCE_DIR, REPO_ROOT, SOLUTIONS_DIR, BundleLayout, chapter_names, \
+from ..paths import BUNDLE_FILES, BUNDLE_PACKAGES, BUNDLE_README, REFERENCE_DIR, REPO_ROOT, SOLUTIONS_DIR, BundleLayout, chapter_names, \
     solution_notebook
 from ..grading.feedback import hidden_lines
 from .release import release
 
 PACKAGES = BUNDLE_PACKAGES
 FILES = BUNDLE_FILES
-_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", REFERENCE_DIR.name)
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", REFERENCE_DIR.name, BUNDLE_README.name)
 
 
 def _lines(path: Path) -> set[str]:
@@ -67,7 +69,9 @@ def build_bundle(out: Path) -> Path:
             shutil.copytree(REPO_ROOT / package, out / package, ignore=_IGNORE)
     for name in FILES:
         if (REPO_ROOT / name).exists():
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO_ROOT / name, out / name)
+    shutil.copy2(BUNDLE_README, out / "README.md")
     release(out_dir=layout.chapters_dir, force=True)
     shutil.copytree(layout.chapters_dir, layout.reference_dir)
     hidden: set[str] = set()
@@ -87,6 +91,5 @@ def build_bundle(out: Path) -> Path:
 def main(args) -> int:
     out = build_bundle(Path(args.out))
     print(f"student bundle written to {out}: {len(list(BundleLayout(out).chapters_dir.glob('*.ipynb')))} chapters, "
-          f"no solutions, no hidden tests.\nLearners install it with `./course setup`, copy a chapter to "
-          f"work on with `python -m autograder learn 01`, and self-check with `python -m autograder check`.")
+          f"no solutions, no hidden tests.\nLearners start it with `./course lab` (its README.md says the rest).")
     return 0

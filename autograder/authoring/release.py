@@ -2,7 +2,9 @@
 
 For every solution notebook, nbgrader's `generate_assignment` replaces solution bodies
 with the stub, removes hidden tests, locks test cells and records checksums; we then
-write the result into `chapters/` in the normalized form. Running it twice changes
+write the result into `chapters/` in the normalized form, with what every learner's copy
+gets on top (`learner_cells`: test cells tagged `raises-exception` so Run All runs the whole
+chapter, a note on how to check your work, a Check my work button at the end). Running it twice changes
 nothing, and `tests/test_release.py` fails if `chapters/` differs from a fresh run.
 
 It never overwrites a learner's work: a notebook in `chapters/` with outputs, or whose
@@ -21,6 +23,7 @@ from ..grading.coursedir import CourseDir
 from ..notebooks import write_normalized
 from ..paths import CHAPTERS_DIR, REPO_ROOT, SOLUTIONS_DIR, chapter_names, chapter_notebook, solution_notebook
 from ..notebooks import nbgrader_meta
+from .learner_cells import add_learner_cells
 
 STUB_MARK = "raise NotImplementedError(\"Replace this line with your solution."
 
@@ -69,8 +72,12 @@ def release(chapters: list[str] | None = None, out_dir: Path = CHAPTERS_DIR,
             if why:
                 kept.append((name, why))
                 continue
-            student = course.generate(name)
-            results[name] = write_normalized(student, dest)
+            student = add_learner_cells(notebooks.read(course.generate(name)), name)
+            text = notebooks.dumps(student)
+            results[name] = not dest.exists() or dest.read_text(encoding="utf-8") != text
+            if results[name]:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(text, encoding="utf-8")
     if kept:
         lines = [f"not overwritten: {Path(out_dir).name}/{name}.ipynb holds your work ({why})" for name, why in kept]
         first = kept[0][0]

@@ -29,6 +29,7 @@ from pathlib import Path
 from .. import progress
 from ..errors import CourseError
 from ..paths import drills_notebook
+from .plain_text import latex_to_text
 _PREFIX = "ex_drill_"
 _RESULT_MARK = "@@drill-results@@"
 
@@ -163,6 +164,13 @@ def _duration(seconds: float | None) -> str:
     return f"{minutes} min {sec:02d} s" if minutes else f"{sec} s"
 
 
+def _retry_note(event: dict) -> str:
+    if not event.get("retry"):
+        return ""
+    return (f"\nAttempt {event['attempt']}: a retry (you have seen a verdict); `progress` scores first attempts "
+            f"and counts retries apart.")
+
+
 def format_result(drill: CodingDrill, results: list[dict], seconds: float | None) -> str:
     got, full = sum(r["points"] for r in results), sum(r["max_points"] for r in results)
     lines = [f"{drill.title}", ""]
@@ -178,7 +186,10 @@ def format_result(drill: CodingDrill, results: list[dict], seconds: float | None
 
 # ---------------------------------------------------------------- commands
 def _plain(markdown: str) -> str:
-    return re.sub(r"\$([^$]*)\$", r"\1", markdown).replace("**", "").replace("`", "")
+    """A statement for the terminal: inline and display math as readable text, no Markdown marks."""
+    text = re.sub(r"\$\$(.+?)\$\$", lambda m: latex_to_text(m.group(1)), markdown, flags=re.S)
+    text = re.sub(r"\$([^$]*)\$", lambda m: latex_to_text(m.group(1)), text)
+    return text.replace("**", "").replace("`", "")
 
 
 def _pick(drills: dict[str, CodingDrill], events: list[dict], rng: random.Random) -> str:
@@ -205,20 +216,21 @@ def _numeric(args, log: Path) -> int:
     q = make_question(seed, args.name)
     label = f"numeric:{q.kind}"
     if args.values is None:
-        progress.start_drill(label, q.topic, q.chapter, path=log)
+        progress.start_drill(label, q.topic, q.chapter, path=log, seed=seed)
         print(f"Numeric drill '{q.kind}' (seed {seed}; chapter {q.chapter}, {q.topic})\n\n{q.text}\n")
         print("Parts: " + "; ".join(f"({i + 1}) {p.label}" for i, p in enumerate(q.parts)))
         print(f"\nAnswer with: python -m autograder drill {q.kind} --seed {seed} --values "
               + " ".join(f"X{i + 1}" for i in range(len(q.parts))))
         return 0
     result = grade(q, args.values)
-    clock = progress.open_clock(progress.read_log(log), label)
-    seconds = None if clock is None else time.time() - clock["time"]
-    progress.append({"type": "drill", "drill": label, "topic": q.topic, "chapter": q.chapter,
-                     "correct": result.correct, "seconds": None if seconds is None else round(seconds, 1),
-                     "kind": q.kind, "seed": seed}, log)
+    # An earlier answer to the same numbers showed the worked answer: this one is a retry.
+    start, answered = progress.last_start(progress.read_log(log), label, seed=seed)
+    seconds = None if start is None else time.time() - start["time"]
+    event = progress.append(progress.result_event(label, q.topic, q.chapter, result.correct, seconds, answered + 1,
+                                                  kind=q.kind, seed=seed), log)
     print(result.summary())
-    print(f"\n{'Right.' if result.correct else 'Not yet.'} Time: {_duration(seconds)}\n\nWorked answer: {q.worked}")
+    print(f"\n{'Right.' if result.correct else 'Not yet.'} Time: {_duration(seconds)}{_retry_note(event)}"
+          f"\n\nWorked answer: {q.worked}")
     return 0 if result.correct else 1
 
 
@@ -242,18 +254,19 @@ def drill_main(args) -> int:
         raise CourseError(f"unknown drill {name!r}; `python -m autograder drill --list` shows them")
     d = drills[name]
     if not args.answer:
-        progress.start_drill(d.name, d.topic, d.chapter, path=log)
+        progress.start_drill(d.name, d.topic, d.chapter, path=log, minutes=d.minutes)
         print(_plain(d.statement))
         print("\nStart from:\n\nimport numpy as np\n\n" + d.stub)
         print(f"Clock started. When ready: python -m autograder drill {d.name} --answer my_{d.name}.py")
         return 0
     results = run_answer(d, Path(args.answer), timeout=args.timeout)
-    clock = progress.open_clock(progress.read_log(log), d.name)
-    seconds = None if clock is None else time.time() - clock["time"]
+    # Timed from the drill's start, also after a failed attempt; answers after the first are retries.
+    start, answered = progress.last_start(progress.read_log(log), d.name)
+    seconds = None if start is None else time.time() - start["time"]
     passed = all(r["ok"] for r in results)
-    progress.append({"type": "drill", "drill": d.name, "topic": d.topic, "chapter": d.chapter, "correct": passed,
-                     "seconds": None if seconds is None else round(seconds, 1), "source": "cli"}, log)
-    print(format_result(d, results, seconds))
+    event = progress.append(progress.result_event(d.name, d.topic, d.chapter, passed, seconds, answered + 1,
+                                                  d.minutes if start is not None else None, source="cli"), log)
+    print(format_result(d, results, seconds) + _retry_note(event))
     return 0 if passed else 1
 
 

@@ -156,12 +156,13 @@ def _shut_notebook_kernel(lab, path: str) -> None:
 
 
 class ChapterRun:
-    """A chapter opened in its own browser context and run with Run All (continuing past failing
-    exercise tests); `page` stays open on it, its kernel alive, until released."""
+    """A chapter opened in its own browser context and run with one Run All (failing exercise tests
+    do not stop it); `page` stays open on it, its kernel alive, until released. `dirty_on_open`:
+    whether JupyterLab marked the notebook modified before anything was done to it."""
 
-    def __init__(self, notebook, context, page, state, stops, seconds):
+    def __init__(self, notebook, context, page, state, seconds, dirty_on_open):
         self.notebook, self.context, self.page = notebook, context, page
-        self.state, self.stops, self.seconds = state, stops, seconds
+        self.state, self.seconds, self.dirty_on_open = state, seconds, dirty_on_open
 
 
 class ChapterRuns:
@@ -181,8 +182,10 @@ class ChapterRuns:
                 context, page = _open_lab(self.chromium, self.lab)
                 start = time.monotonic()
                 labui.open_notebook(page, notebook)
-                state, stops = labui.run_all_continuing(page, timeout=300)
-                self.runs[notebook] = ChapterRun(notebook, context, page, state, stops, time.monotonic() - start)
+                page.wait_for_timeout(1000)              # the kernel's info arrives: metadata settle
+                dirty = labui.is_dirty(page)
+                state = labui.run_all(page, timeout=300)
+                self.runs[notebook] = ChapterRun(notebook, context, page, state, time.monotonic() - start, dirty)
             except BaseException as exc:
                 self.runs[notebook] = exc
                 if context is not None:

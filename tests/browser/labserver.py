@@ -41,6 +41,8 @@ class LabServer:
     process: subprocess.Popen | None = None
     log_path: Path = field(default=None)
     extra_args: list[str] = field(default_factory=list)
+    course: Path = COURSE           # the `course` script to run (a student bundle's, in test_bundle.py)
+    extra_env: dict = field(default_factory=dict)
 
     @property
     def base_url(self) -> str:
@@ -80,7 +82,8 @@ class LabServer:
         env.update(JUPYTER_CONFIG_DIR=str(dirs["config"]), JUPYTER_DATA_DIR=str(dirs["data"]),
                    JUPYTER_RUNTIME_DIR=str(dirs["runtime"]), IPYTHONDIR=str(dirs["ipython"]),
                    COURSE_LAB_DIR=str(self.root), JUPYTER_PLATFORM_DIRS="1", PYTHONUNBUFFERED="1")
-        args = [str(COURSE), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+        env.update(self.extra_env)
+        args = [str(self.course), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
                 "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
                 f"--LabApp.user_settings_dir={dirs['settings']}", f"--LabApp.workspaces_dir={dirs['workspaces']}",
                 "--LabApp.expose_app_in_browser=True", "--ServerApp.shutdown_no_activity_timeout=900",
@@ -88,7 +91,7 @@ class LabServer:
         self.log_path = self.tmp / "server.log"
         with open(self.log_path, "wb") as log:
             # Its own process group: stop() can end the server, its kernels and terminals together.
-            self.process = subprocess.Popen(args, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            self.process = subprocess.Popen(args, cwd=self.course.parent, env=env, stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -145,15 +148,20 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def start_lab(chapters: list[Path], tmp: Path | None = None, extra_args: list[str] = ()) -> LabServer:
-    """Copy `chapters` into a fresh folder and start `./course lab` on it (`extra_args` after `lab`)."""
+def start_lab(chapters: list[Path], tmp: Path | None = None, extra_args: list[str] = (),
+              course: Path = COURSE, extra_env: dict | None = None) -> LabServer:
+    """Copy `chapters` into a fresh folder as `learn` copies them into learner/ (ready to open: the
+    kernel's language information stamped) and start `./course lab` on it (`extra_args` after `lab`;
+    `course`: another course script, e.g. a student bundle's)."""
+    from autograder.learner.learn import copy_for_learner
+
     tmp = Path(tempfile.mkdtemp(prefix="course-lab-")) if tmp is None else tmp
     root = tmp / "chapters"
     root.mkdir(parents=True, exist_ok=True)
     for path in chapters:
-        shutil.copy2(path, root / path.name)
+        copy_for_learner(path, root / path.name)
     return LabServer(root=root, port=free_port(), token=secrets.token_hex(16), tmp=tmp,
-                     extra_args=list(extra_args)).start()
+                     extra_args=list(extra_args), course=Path(course), extra_env=dict(extra_env or {})).start()
 
 
 if __name__ == "__main__":                 # manual use: python -m tests.browser.labserver

@@ -1,13 +1,16 @@
-"""Every chapter, opened in the learner's JupyterLab and run with Run > Run All Cells (continuing
-below each failing exercise test, as a learner does before solving the exercises): errors only in
-exercise test cells, every figure shown, every widget rendered. Screenshots of each figure and
-widget go to the run's screenshot folder."""
+"""Every chapter, opened in the learner's JupyterLab as a learner's unsolved copy and run with one
+Run > Run All Cells: every cell runs (a failing exercise test does not stop the run), errors only in
+exercise test cells, every figure and widget of the solution notebook shown here too, and a chapter
+only opened is not marked modified. Screenshots of each figure and widget go to the run's screenshot
+folder."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
+from autograder import notebooks
+from autograder.paths import solution_notebook
 from tests.browser import labui
 
 CHAPTERS = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "chapters").glob("[0-9][0-9]_*.ipynb"))
@@ -28,10 +31,12 @@ def test_chapter_runs_and_renders(chapter_runs, shots, notebook):
 
 
 def _check_chapter(run, shots):
-    page, state, stops, notebook = run.page, run.state, run.stops, run.notebook
+    page, state, notebook = run.page, run.state, run.notebook
     sources = [c["source"] if c["type"] == "code" else None for c in state]
     stem = notebook.removesuffix(".ipynb")
     problems = []
+    if run.dirty_on_open:
+        problems.append("opening the notebook marked it modified (closing it would ask to save)")
 
     for c in state:
         if c["type"] != "code":
@@ -39,11 +44,20 @@ def _check_chapter(run, shots):
         errors = labui.error_outputs(c)
         if errors and not c["test"]:
             problems.append(f"cell {c['index']} (not an exercise test) shows {errors}")
-    problems += [f"Run All stopped at cell {i}, which is not an exercise test"
-                 for i in stops if not state[i]["test"]]
+    problems += [f"cell {c['index']} never ran" for c in state if c["type"] == "code" and c["count"] is None]
 
     figure_cells = labui.expected_figure_cells(sources)
     widget_cells = labui.expected_widget_cells(sources)
+    # What the solution notebook draws, the unsolved copy draws too (found by the cell's source).
+    solution = [c.source if c.cell_type == "code" else None for c in notebooks.read(solution_notebook(stem)).cells]
+    by_source = {src: c["index"] for c in state if c["type"] == "code" for src in [c["source"]]}
+    for kind, wanted, found in (("figure", labui.expected_figure_cells(solution), figure_cells),
+                                ("widget", labui.expected_widget_cells(solution), widget_cells)):
+        for j in wanted:
+            if solution[j] not in by_source:
+                problems.append(f"the solution's {kind} cell {j} is not in the learner's copy: {solution[j][:80]!r}")
+            else:
+                found.add(by_source[solution[j]])
     for c in state:
         i = c["index"]
         if c["type"] != "code" or not c["outputs"]:
@@ -82,5 +96,5 @@ def _check_chapter(run, shots):
         if state[i]["count"] is None:
             problems.append(f"cell {i} never ran")
     assert not problems, f"{notebook}:\n  " + "\n  ".join(problems)
-    print(f"{notebook}: ran in {run.seconds:.0f} s; {len(figure_cells)} figure cells, {len(widget_cells)} widget "
-          f"cells; stopped at tests {stops}")
+    print(f"{notebook}: one Run All in {run.seconds:.0f} s; {len(figure_cells)} figure cells, {len(widget_cells)} "
+          f"widget cells, all shown")

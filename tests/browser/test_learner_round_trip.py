@@ -1,6 +1,8 @@
 """A learner's round trip in JupyterLab: open a chapter, open the folded hints, write a wrong answer
 to an exercise, save, run the self-check the README gives (`python -m autograder check <notebook>`)
-in a JupyterLab terminal, read the report, fix the answer, check again, and see the points change."""
+in a JupyterLab terminal, read the report, fix the answer, check again, and see the points change.
+Then the same without a terminal, with the Check my work button at the end of the chapter (and its
+"save first" when the version run is not saved), and the start page `./course lab` opens on."""
 from __future__ import annotations
 
 import re
@@ -21,9 +23,9 @@ RIGHT = '''def tv(p, q):
     p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
     return 0.5 * np.abs(p - q).sum(axis=-1)
 '''
-# The README's command. A terminal opened in `./course lab` starts in the course folder, so
-# `.venv/bin/python` is the course's Python; the tests' lab serves a copy of chapters/ elsewhere.
-CHECK = ".venv/bin/python -m autograder check {path}"
+# The README's command, with a bare `python`: the lab's terminal puts the course's Python first on
+# PATH (jupyter_config/common/jupyter_server_config.py), whatever the login files of the machine do.
+CHECK = "python -m autograder check {path}"
 
 
 def _write_cell(page, index: int, text: str) -> None:
@@ -118,3 +120,86 @@ def test_wrong_then_right_answer_changes_the_self_check(page, lab, shots):
     page.screenshot(path=str(shots / "roundtrip_check_right.png"))
     assert _points(right_report, "tv") == (total, total), f"a right tv does not earn full marks:\n{right_report}"
     assert _points(right_report, "acceptance_rate")[0] == 0        # the other exercise is still untouched
+
+
+def _run_cell(page, index: int) -> None:
+    """Run cell `index` in place (Ctrl+Enter in command mode) and wait for the kernel."""
+    labui.select_cell(page, index)
+    page.keyboard.press("Control+Enter")
+    labui.wait_until_idle(page, 60, f"cell {index}")
+
+
+REPORT_JS = """() => { const outs = [...document.querySelectorAll('.jp-Notebook:not(.lm-mod-hidden) .jp-OutputArea-output')];
+  const mine = outs.filter(o => o.querySelector('button') && o.innerText.includes('Check my work'));
+  return mine.length ? mine[mine.length - 1].innerText : null; }"""
+
+
+def _press_check(page, previous: str | None) -> str:
+    """Click Check my work; return the widget's text once the check has finished."""
+    button = page.locator(".jp-Notebook:visible .jupyter-widgets button", has_text="Check my work").last
+    button.scroll_into_view_if_needed()
+    button.click()
+    page.wait_for_function(f"""prev => {{ const t = ({REPORT_JS})(); return t && t !== prev
+        && (t.includes('Total:') || t.includes('Save first') || t.includes('could not run')); }}""",
+                           arg=previous or "", timeout=180_000, polling=500)
+    return page.evaluate(REPORT_JS)
+
+
+def test_check_my_work_in_the_notebook_without_a_terminal(page, lab, shots):
+    labui.open_notebook(page, NOTEBOOK)
+    state = labui.cells(page)
+    last = state[-1]
+    assert last["type"] == "code" and f"check_button({NOTEBOOK.removesuffix('.ipynb')!r})" in last["source"]
+    [solution] = [c["index"] for c in state if c["grade_id"] == EXERCISE and c["solution"]]
+    _run_cell(page, last["index"])                               # the button appears (Run All shows it too)
+
+    _write_cell(page, solution, WRONG)
+    _run_cell(page, solution)                                    # run, but not saved
+    report = _press_check(page, None)
+    assert "Save first" in report and "tv" in report, report
+    page.screenshot(path=str(shots / "check_button_save_first.png"))
+
+    _save(page)
+    report = _press_check(page, report)
+    page.screenshot(path=str(shots / "check_button_wrong.png"))
+    m = re.search(r"\btv: (\d+) / (\d+)", report)
+    assert m and int(m.group(1)) < int(m.group(2)), report
+    assert "twice the answer" in report and "acceptance_rate: 0 /" in report, report
+
+    _write_cell(page, solution, RIGHT)
+    _run_cell(page, solution)
+    _save(page)
+    report = _press_check(page, report)
+    page.screenshot(path=str(shots / "check_button_right.png"))
+    m = re.search(r"\btv: (\d+) / (\d+)", report)
+    assert m and m.group(1) == m.group(2), report
+    assert "Recorded in your progress log" in report, report
+
+
+def test_the_lab_opens_on_the_start_page(chromium, lab, shots):
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{lab.base_url}/?token={lab.token}")          # what `./course lab` opens in the browser
+        page.wait_for_function("""() => window.jupyterapp && jupyterapp.shell.currentWidget
+            && jupyterapp.shell.currentWidget.context && jupyterapp.shell.currentWidget.context.path === 'START_HERE.ipynb'
+            && jupyterapp.shell.currentWidget.sessionContext.session
+            && jupyterapp.shell.currentWidget.sessionContext.session.kernel
+            && jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'""", timeout=90_000)
+        page.wait_for_timeout(1500)
+        assert not labui.is_dirty(page), "the start page is marked modified on opening"
+        text = page.locator(".jp-Notebook:visible").inner_text()
+        for words in ("How to work", "Check my work", "The chapters", "Your progress"):
+            assert words in text, f"the start page lacks {words!r}"
+        assert "No courses found" not in page.evaluate("() => document.body.innerText")
+        page.screenshot(path=str(shots / "start_page.png"))
+        link = page.locator(".jp-Notebook:visible a[href*='03_acceptance_rule.ipynb']").first
+        link.scroll_into_view_if_needed()
+        link.click()
+        page.wait_for_function("() => jupyterapp.shell.currentWidget.context.path.endsWith('03_acceptance_rule.ipynb')",
+                               timeout=60_000)
+    finally:
+        context.close()
+        for session in (lab.api("api/sessions")[1] or []):
+            if session.get("path", "").endswith(("START_HERE.ipynb", "03_acceptance_rule.ipynb")):
+                lab.api(f"api/sessions/{session['id']}", method="DELETE")

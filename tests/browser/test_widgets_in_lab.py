@@ -66,7 +66,7 @@ def test_batch_speedup_context_slider(chapter_runs, shots):
     slider = _slider(box, "context T̄")
     readout_box = box.locator(".widget-html-content").first
     image = box.locator("img.widget-image").first
-    assert slider.locator(".widget-readout").inner_text().strip() == "64", "the context slider should start at 64"
+    assert slider.locator(".widget-readout").text_content().strip() == "64", "the context slider should start at 64"
 
     def settings():
         return _kernel_widget(page, "widgets.batch_speedup", "BatchSpeedupWidget",
@@ -116,7 +116,7 @@ def test_batch_speedup_context_slider(chapter_runs, shots):
     after_settings = settings()
     after_lib = library(after_settings)
     after_text = _plain(readout_box.inner_text())
-    shown_T = slider.locator(".widget-readout").inner_text().strip()
+    shown_T = slider.locator(".widget-readout").text_content().strip()
     assert after_settings["T"] > T_c, f"the slider stopped at {after_settings['T']}, not past T_c = {T_c:.0f}"
     assert shown_T == str(after_settings["T"]), f"the slider shows {shown_T}, the widget holds {after_settings['T']}"
     check_readout(after_settings, after_lib, after_text)
