@@ -6,7 +6,9 @@ import pytest
 
 from autograder import notebooks
 from autograder.grading.grade import find_submissions, grade
+from tests.browser import labui
 from tests.browser.labserver import LabServer, free_port
+from tests.browser.test_learner_menus import INSTRUCTOR_COMMANDS, _has_command, _news_shown
 from tests.helpers import CHAPTERS, solution_nb, student_nb
 
 FIRST = CHAPTERS[0]
@@ -54,3 +56,25 @@ def test_formgrader_page_shows_the_students(instructor_lab, chromium):
     page.wait_for_selector("text=ana", timeout=30_000)
     assert "No data available" not in page.inner_text("body")
     context.close()
+
+
+def test_instructor_lab_has_the_instructor_parts(instructor_lab, chromium, shots):
+    # What the learner's lab leaves out (tests/browser/test_learner_menus.py) is back here.
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(instructor_lab.url("lab"))
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=60_000)
+        page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
+        assert not _news_shown(page), "the instructor's lab asks about Jupyter news"
+        for command in INSTRUCTOR_COMMANDS:
+            assert _has_command(page, command), f"./course lab --instructor lacks {command}"
+        items = labui.menu_items(page, "Nbgrader")
+        for label in ("Assignment List", "Course List", "Formgrader"):
+            assert label in items, f"./course lab --instructor: the Nbgrader menu shows {items}"
+        page.locator(".lm-MenuBar-itemLabel").get_by_text("Nbgrader", exact=True).click()
+        page.wait_for_selector(".lm-Menu")
+        page.screenshot(path=str(shots / "instructor_nbgrader_menu.png"))
+        page.keyboard.press("Escape")
+    finally:
+        context.close()

@@ -1,13 +1,10 @@
 """What a learner sees in `./course lab`: of nbgrader only the Validate button (a self-study learner
 has no class, so no Assignment List greeting them with "No courses found"), none of the instructor
 parts (formgrader, Create Assignment, the course list), and no prompt about Jupyter news.
-`./course lab --instructor` turns the instructor parts and the Assignment List back on."""
+`./course lab --instructor` on a graded course turns them back on (tests/browser/test_formgrader.py)."""
 from __future__ import annotations
 
-import pytest
-
 from tests.browser import labui
-from tests.browser.labserver import start_lab
 
 INSTRUCTOR_PLUGINS = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
                       "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:assignment-list"]
@@ -80,28 +77,3 @@ def _palette_entries(page, query: str) -> str:
     text = page.locator(".lm-CommandPalette-content:visible").inner_text()
     page.keyboard.press("Escape")
     return text
-
-
-@pytest.mark.usefixtures("chromium")
-def test_instructor_flag_turns_the_instructor_parts_on(chromium, chapter_files, tmp_path, shots):
-    server = start_lab(chapter_files[:1], tmp_path, extra_args=["--instructor"])
-    context = chromium.new_context(viewport={"width": 1400, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(server.url("lab"))
-        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=60_000)
-        page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
-        assert not _news_shown(page), "the instructor's lab asks about Jupyter news"
-        for command in INSTRUCTOR_COMMANDS:
-            assert _has_command(page, command), f"./course lab --instructor lacks {command}"
-        items = labui.menu_items(page, "Nbgrader")
-        for label in ("Assignment List", "Course List", "Formgrader"):
-            assert label in items, f"./course lab --instructor: the Nbgrader menu shows {items}"
-        page.locator(".lm-MenuBar-itemLabel").get_by_text("Nbgrader", exact=True).click()
-        page.wait_for_selector(".lm-Menu")
-        page.screenshot(path=str(shots / "instructor_nbgrader_menu.png"))
-        page.keyboard.press("Escape")
-        assert server.api("formgrader")[0] != 404, "./course lab --instructor does not serve formgrader"
-    finally:
-        context.close()
-        server.stop()
