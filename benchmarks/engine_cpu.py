@@ -4,8 +4,8 @@
     python benchmarks/engine_cpu.py --quick    # 2 repeats, 4 prompts: checks the script (not for publishing)
 
 Both engines run the course-trained byte-level pair (`specdec.tiny_pair`) on the lab's 12 prompts
-(`specdec.lab_prompts`, the last 72 bytes of each, so that prompt + tokens stay well within the
-positions the pair was trained on), 48 new tokens each, gamma = 4, one thread.
+(`specdec.lab_prompts`, the last 120 bytes of each, about what the lab keeps, so that prompt +
+tokens stay within the positions the pair was trained on), 48 new tokens each, gamma = 4, one thread.
 
 Hugging Face `generate(assistant_model=draft)` is set up to do the same work as the course's engine
 (transformers 5.x defaults differ, read from `GenerationConfig._get_default_generation_params`):
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from specdec.engine.generate import plain_generate, speculative_generate  # noqa: E402
 from specdec.engine.stats import RoundStats  # noqa: E402
 
-GAMMA, N_NEW, PROMPT_BYTES = 4, 48, 72
+GAMMA, N_NEW, PROMPT_BYTES = 4, 48, 120
 
 
 class Counter:

@@ -63,6 +63,29 @@ def test_model_clock_counts_calls_and_leaves_no_hooks():
     assert spent["t"][1] == 1 and spent["t"][0] > 0
 
 
+def test_the_clocks_cost_does_not_grow_with_the_number_of_model_calls(monkeypatch):
+    """The hooks around every model call read only perf_counter; the CPU-time clock, which costs about
+    0.2 ms a call on some virtual machines, is read twice per run, so it is not charged to the engine
+    once per model call (gamma + 1 times a round, against once a token for plain decoding)."""
+    import time as _time
+    reads = {"thread_time": 0}
+    real = _time.thread_time
+
+    def counting():
+        reads["thread_time"] += 1
+        return real()
+    monkeypatch.setattr(measure.time, "thread_time", counting)
+    target, draft = _model(2), _model(1, seed=1)
+    prompts = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
+    run = run_speculative(target, draft, prompts, 3, 10, temperature=1.0, seed=0)
+    assert sum(run["model_calls"].values()) > 10 and reads["thread_time"] == 2
+    assert 0 < run["cpu_seconds"]
+    reads["thread_time"] = 0
+    plain = run_plain(target, prompts, 10, temperature=1.0)
+    assert plain["model_calls"]["target"] == 20 and reads["thread_time"] == 2
+    assert set(plain) >= {"seconds", "cpu_seconds", "model_seconds", "model_calls"} and "model_cpu_seconds" not in plain
+
+
 def test_predicted_speedup_with_overheads_reduces_to_chapter_05():
     assert predicted_speedup(3.0, 4, 0.1, 1.0) == pytest.approx(3.0 / 1.4)
     assert predicted_speedup(3.0, 4, 0.1, 1.2, overhead=0.3, plain_overhead=0.1) == pytest.approx(3.0 * 1.1 / 1.9)

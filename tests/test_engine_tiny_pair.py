@@ -1,5 +1,6 @@
 """The course-trained pair: checksums, loading, the documented shapes and context, and the engine on it
 (greedy equality, sampled acceptance, output that is not a loop)."""
+import json
 import shutil
 
 import numpy as np
@@ -41,6 +42,25 @@ def test_the_pair_has_the_documented_shapes_and_stays_lean(pair):
     assert log["seq"] == 256 and log["steps"] >= 400 and log["tokens_seen"] == log["steps"] * log["batch"] * log["seq"]
     assert sum(p.stat().st_size for p in WEIGHTS.iterdir()) < 20e6
     assert (WEIGHTS / "train.log").read_text().startswith("command: python -m specdec.tiny_pair.train")
+
+
+def test_the_trainer_runs_and_a_continued_run_adds_up(tmp_path):
+    """The shipped command works (a few steps), and --init continues a saved pair, keeping its log."""
+    from specdec.tiny_pair import load_model, train
+    first, second = tmp_path / "first", tmp_path / "second"
+    train.main(["--quick", "--out", str(first)])
+    train.main(["--quick", "--init", str(first), "--out", str(second)])
+    log = json.loads((second / "train_log.json").read_text())
+    assert [r["steps"] for r in log["runs"]] == [6, 6] and log["steps"] == 12
+    assert log["tokens_seen"] == 12 * log["batch"] * log["seq"]
+    assert log["command"] == (f"python -m specdec.tiny_pair.train --quick --out {first} && "
+                              f"python -m specdec.tiny_pair.train --quick --init {first} --out {second}")
+    text = (second / "train.log").read_text()
+    assert text.startswith(f"command: python -m specdec.tiny_pair.train --quick --out {first}")
+    assert f"--- continued from {first} ---" in text
+    assert set(check_weights(second)) == {"target.safetensors", "target.json", "draft.safetensors", "draft.json"}
+    before, after = load_model("target", first), load_model("target", second)
+    assert any(not torch.equal(a, b) for a, b in zip(before.parameters(), after.parameters()))   # it trained
 
 
 def test_generation_beyond_the_trained_context_is_refused(pair):

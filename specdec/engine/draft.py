@@ -36,15 +36,17 @@ def draft_block(model, cache, unseen: torch.Tensor, gamma: int, sampling: Sampli
     drafts, rows = [], []
     feed = unseen
     u = None
-    if not sampling.greedy:                                                  # all gamma uniforms in one call
-        device = model_device(model)
-        check_generator(generator, device)
-        wide = torch.float32 if device.type == "mps" else torch.float64      # MPS has no float64
-        u = torch.rand(gamma, generator=generator, device=device, dtype=wide)   # (gamma,)
+    if not sampling.greedy:
+        check_generator(generator, model_device(model))
     for i in range(gamma):
         logits, cache = forward(model, feed, cache)                          # (n, V)
         q_i = process(logits[-1], sampling)                                  # (V,)
-        x = q_i.argmax() if sampling.greedy else sample(q_i, u=u[i])         # () on the device
+        if sampling.greedy:
+            x = q_i.argmax()                                                 # () on the device
+        else:
+            if u is None:                                                    # all gamma uniforms in one call, in
+                u = torch.rand(gamma, generator=generator, device=q_i.device, dtype=q_i.dtype)   # q's dtype: no cast
+            x = sample(q_i, u=u[i])                                          # () on the device
         drafts.append(x)
         rows.append(q_i)
         feed = x.reshape(1)

@@ -3,7 +3,7 @@
 Every machine that runs the course has Python, so both models learn from the same offline
 text: the Python standard library's own source code and its English reference documentation
 (`pydoc_data.topics`), read byte by byte (token id = byte value, vocabulary 256, no tokenizer to
-download). The target is deep and narrow (8 layers of width 128), the draft a single wider layer
+download). The target is deep and narrow (12 layers of width 128), the draft a single wider layer
 (192) distilled from the target. On a CPU the time of a forward pass of such small models is
 dominated by a fixed cost per layer, so the target's pass over a few tokens costs about the same
 as over one, and the one-layer draft costs a fraction of it: the same shape of costs that makes

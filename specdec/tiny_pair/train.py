@@ -2,13 +2,14 @@
 
     python -m specdec.tiny_pair.train                 # writes specdec/tiny_pair/weights/ (and train.log there)
     python -m specdec.tiny_pair.train --quick --out /tmp/pair   # a few steps, to test the script
+    python -m specdec.tiny_pair.train --init specdec/tiny_pair/weights --steps 1000   # train the saved pair further
 
 Seeded (torch and data order). The models are trained on windows of SEQ = 256 bytes, so they see
 positions 0..255 only: generation must stay within 256 tokens of context (the lab keeps the end of
 each prompt so that prompt + output + drafts fit). Every batch mixes two texts that every Python
 installation carries: the standard library's source code and its English reference documentation
 (`pydoc_data.topics`, the text behind `help("if")`), which the lab's prose and question prompts need.
-The target (8 layers x 128) learns next-byte prediction; the draft (1 layer x 192) learns at the
+The target (12 layers x 128) learns next-byte prediction; the draft (1 layer x 192) learns at the
 same time, on the same batches, by distillation: its loss is the cross-entropy against the target's
 full next-byte distribution, which drives q towards p and therefore raises the acceptance
 sum_x min(p, q) (chapter 03's Pinsker link). Weights are saved in float16 (safetensors) with their
@@ -31,9 +32,9 @@ import torch
 from . import EOS, VOCAB, WEIGHTS, sha256
 from .quality import repeated_ngram_fraction
 
-TARGET = dict(n_layer=8, n_embd=128, n_head=4)
+TARGET = dict(n_layer=12, n_embd=128, n_head=4)
 DRAFT = dict(n_layer=1, n_embd=192, n_head=4)
-SEQ, BATCH = 256, 12
+SEQ, BATCH = 256, 16
 CODE_BYTES = 8_000_000
 ENGLISH_SHARE = 0.35          # fraction of every batch drawn from the English documentation
 
@@ -164,16 +165,22 @@ def save(model, name: str, out: Path) -> None:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--out", type=Path, default=WEIGHTS)
-    ap.add_argument("--steps", type=int, default=800)
+    ap.add_argument("--steps", type=int, default=3200)
     ap.add_argument("--quick", action="store_true", help="a few steps only, to test the script")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1: a busy two-core machine stalls two threads)")
-    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--init", type=Path, default=None,
+                    help="start from the pair saved in this folder (its log is kept, and the totals add up)")
     args = ap.parse_args(argv)
     if args.quick:
         args.steps = 6
     args.out.mkdir(parents=True, exist_ok=True)
+    previous = None
     lines = []
+    if args.init is not None:                     # read before --out (possibly the same folder) is written
+        previous = json.loads((args.init / "train_log.json").read_text())
+        lines = (args.init / "train.log").read_text().splitlines() + [f"--- continued from {args.init} ---"]
 
     def log(msg):
         print(msg, flush=True)
@@ -195,26 +202,37 @@ def main(argv=None):
         f"bytes for training, {code_held.numel() + english_held.numel():,} held out; English share of a batch "
         f"{ENGLISH_SHARE}")
     gen = torch.Generator().manual_seed(args.seed)
-    target = GPT2LMHeadModel(config(TARGET))
-    draft = GPT2LMHeadModel(config(DRAFT))
+    if previous is None:
+        target = GPT2LMHeadModel(config(TARGET))
+        draft = GPT2LMHeadModel(config(DRAFT))
+    else:
+        from . import load_model
+        target, draft = (load_model(name, args.init) for name in ("target", "draft"))
+        gen.manual_seed(args.seed + previous["steps"])            # fresh batches, not the first run's again
     t_losses, d_losses = train_pair(target, draft, args.steps, code, english, gen, peak=args.lr, log=log)
     train_seconds = time.time() - t0
-    metrics = evaluate(target, draft, code_held, english_held, torch.Generator().manual_seed(args.seed + 1))
-    loops = {kind: greedy_loops(target, held, torch.Generator().manual_seed(args.seed + 2))
+    small = dict(n_batches=1) if args.quick else {}                  # --quick tests the script, not the pair
+    metrics = evaluate(target, draft, code_held, english_held, torch.Generator().manual_seed(args.seed + 1), **small)
+    loops = {kind: greedy_loops(target, held, torch.Generator().manual_seed(args.seed + 2), n=2 if args.quick else 8)
              for kind, held in (("code", code_held), ("english", english_held))}
     save(target, "target", args.out)
     save(draft, "draft", args.out)
     digest = hashlib.sha256(b"".join(data["code"]) + b"".join(data["english"])).hexdigest()
     tail = min(50, len(t_losses))
-    record = dict(command=command.strip(), seed=args.seed, threads=args.threads, target=TARGET, draft=DRAFT,
-                  seq=SEQ, batch=BATCH, english_share=ENGLISH_SHARE, steps=args.steps, lr=args.lr,
-                  tokens_seen=args.steps * BATCH * SEQ,
+    runs = [] if previous is None else previous.get("runs") or [
+        {k: previous[k] for k in ("command", "steps", "lr", "threads", "train_seconds")}]
+    runs.append(dict(command=command.strip(), steps=args.steps, lr=args.lr, threads=args.threads,
+                     train_seconds=round(train_seconds, 1)))
+    steps = sum(r["steps"] for r in runs)
+    record = dict(command=" && ".join(r["command"] for r in runs), seed=args.seed, threads=args.threads, target=TARGET,
+                  draft=DRAFT, seq=SEQ, batch=BATCH, english_share=ENGLISH_SHARE, steps=steps, lr=args.lr,
+                  tokens_seen=steps * BATCH * SEQ, runs=runs,
                   target_params=sum(p.numel() for p in target.parameters()),
                   draft_params=sum(p.numel() for p in draft.parameters()),
                   corpus_files=len(data["files"]), corpus_sha256=digest,
                   python_stdlib=sysconfig.get_paths()["stdlib"], torch=torch.__version__,
                   final_target_loss=sum(t_losses[-tail:]) / tail, final_draft_loss=sum(d_losses[-tail:]) / tail,
-                  train_seconds=round(train_seconds, 1), seconds=round(time.time() - t0, 1),
+                  train_seconds=round(sum(r["train_seconds"] for r in runs), 1), seconds=round(time.time() - t0, 1),
                   repeated_8gram_fraction=loops, **metrics)
     (args.out / "train_log.json").write_text(json.dumps(record, indent=1) + "\n")
     names = ["target.safetensors", "target.json", "draft.safetensors", "draft.json"]
