@@ -176,17 +176,33 @@ def cache_problems(cache: PagedKVCache) -> list[str]:
             if b in owner:
                 problems.append(f"block {b} is in the tables of both {owner[b]!r} and {seq!r}")
             owner[b] = seq
+    return problems + pool_problems(cache, {b: f"in the table of {seq!r}" for b, seq in owner.items()})
+
+
+def pool_problems(cache: PagedKVCache, in_use: dict) -> list[str]:
+    """What any block pool must satisfy, however blocks are shared: every table has room for its
+    length, and every block is either on the free list (once) or in use, never both.
+
+    `in_use` maps each block some table lists to words saying where ("in the table of 'a'").
+
+        >>> c = PagedKVCache(num_blocks=3, block_size=2, head_dim=1)
+        >>> c.free = [0, 0]
+        >>> pool_problems(c, {})
+        ['block 0 is on the free list twice', 'blocks [1, 2] are neither free nor in any table']
+    """
+    problems = []
+    for seq, table in cache.tables.items():
         if cache.lengths[seq] > len(table) * cache.block_size:
             problems.append(f"sequence {seq!r} has length {cache.lengths[seq]} but its table holds only "
                             f"{len(table)} block(s) of {cache.block_size}, room for {len(table) * cache.block_size}")
     seen = set()
     for b in cache.free:
-        if b in owner:
-            problems.append(f"block {b} is on the free list but still in the table of {owner[b]!r}")
+        if b in in_use:
+            problems.append(f"block {b} is on the free list but still {in_use[b]}")
         if b in seen:
             problems.append(f"block {b} is on the free list twice")
         seen.add(b)
-    lost = set(range(cache.num_blocks)) - seen - set(owner)
+    lost = set(range(cache.num_blocks)) - seen - set(in_use)
     if lost:
         problems.append(f"blocks {sorted(lost)} are neither free nor in any table")
     return problems

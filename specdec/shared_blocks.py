@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Hashable
 
-from .paged_cache import PagedKVCache
+from .paged_cache import PagedKVCache, pool_problems
 
 
 def fork(cache: PagedKVCache, refs: dict, parent: Hashable, child: Hashable) -> None:
@@ -87,18 +87,4 @@ def shared_problems(cache: PagedKVCache, refs: dict) -> list[str]:
     for block in refs:
         if block not in listed:
             problems.append(f"block {block} has count {refs[block]} but no table lists it")
-    seen = set()
-    for block in cache.free:
-        if block in listed:
-            problems.append(f"block {block} is on the free list but still listed by a table")
-        if block in seen:
-            problems.append(f"block {block} is on the free list twice")
-        seen.add(block)
-    lost = set(range(cache.num_blocks)) - seen - set(listed)
-    if lost:
-        problems.append(f"blocks {sorted(lost)} are neither free nor in any table")
-    for seq, table in cache.tables.items():
-        if cache.lengths[seq] > len(table) * cache.block_size:
-            problems.append(f"sequence {seq!r} has length {cache.lengths[seq]} but room for "
-                            f"{len(table) * cache.block_size}")
-    return problems
+    return problems + pool_problems(cache, {block: "listed by a table" for block in listed})
