@@ -63,6 +63,18 @@ def test_model_clock_counts_calls_and_leaves_no_hooks():
     assert spent["t"][1] == 1 and spent["t"][0] > 0
 
 
+def test_model_clock_times_each_requests_first_pass_apart():
+    """The pass over a whole prompt costs several steps: it is counted apart, once per request and model."""
+    target, draft = _model(2), _model(1, seed=1)
+    prompts = [torch.tensor([1, 2, 3, 4, 5, 6]), torch.tensor([4, 5]), torch.tensor([7, 8, 9])]
+    run = run_speculative(target, draft, prompts, 3, 10, temperature=1.0, seed=0)
+    assert run["first_calls"] == {"target": 3, "draft": 3}
+    assert all(0 < run["first_seconds"][m] < run["model_seconds"][m] for m in ("target", "draft"))
+    plain = run_plain(target, prompts, 10, temperature=0.0)
+    assert plain["first_calls"] == {"target": 3} and plain["model_calls"]["target"] == 30
+    assert 0 < plain["first_seconds"]["target"] < plain["model_seconds"]["target"]
+
+
 def test_the_clocks_cost_does_not_grow_with_the_number_of_model_calls(monkeypatch):
     """The hooks around every model call read only perf_counter; the CPU-time clock, which costs about
     0.2 ms a call on some virtual machines, is read twice per run, so it is not charged to the engine

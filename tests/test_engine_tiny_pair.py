@@ -36,7 +36,7 @@ def test_checksums_match_and_a_damaged_file_is_refused(tmp_path):
 def test_the_pair_has_the_documented_shapes_and_stays_lean(pair):
     target, draft = pair
     log = training_log()
-    assert target.config.n_layer == log["target"]["n_layer"] == 8 and target.config.n_embd == 128
+    assert target.config.n_layer == log["target"]["n_layer"] == 12 and target.config.n_embd == 128
     assert draft.config.n_layer == log["draft"]["n_layer"] == 1 and draft.config.n_embd == 192
     assert target.config.vocab_size == draft.config.vocab_size == 256
     assert log["seq"] == 256 and log["steps"] >= 400 and log["tokens_seen"] == log["steps"] * log["batch"] * log["seq"]

@@ -45,13 +45,44 @@ def test_the_chapter_table_names_each_chapter_and_its_exercises():
 def test_the_lab_pair_is_as_described():
     weights = REPO_ROOT / "specdec" / "tiny_pair" / "weights"
     target, draft = (json.loads((weights / f"{m}.json").read_text()) for m in ("target", "draft"))
-    described = re.search(r"an (\d+) x (\d+) target and a\s+(\d+) x (\d+) draft[^,]*, ([\d.]+) MB", README)
+    described = re.search(r"an? (\d+) x (\d+) target and a\s+(\d+) x (\d+) draft[^,]*, ([\d.]+) MB", README)
     assert described, "the README no longer describes the CPU pair's shapes and size"
     t_layers, t_width, d_layers, d_width, mb = described.groups()
     assert (target["n_layer"], target["n_embd"]) == (int(t_layers), int(t_width))
     assert (draft["n_layer"], draft["n_embd"]) == (int(d_layers), int(d_width))
     size = sum(f.stat().st_size for f in weights.glob("*.safetensors")) / 1e6
     assert abs(size - float(mb)) < 0.1, f"weights are {size:.2f} MB, the README says {mb} MB"
+    log = json.loads((weights / "train_log.json").read_text())
+    trained = re.search(r"`(python -m specdec\.tiny_pair\.train[^`]*)` retrains it, (\d+)\s+minutes", README)
+    assert trained, "the README no longer says how to retrain the pair and how long it takes"
+    assert trained.group(1) == log["command"], f"README: {trained.group(1)!r}; the weights were made by {log['command']!r}"
+    assert abs(int(trained.group(2)) - log["train_seconds"] / 60) < 1, (trained.group(2), log["train_seconds"])
+
+
+def test_the_quoted_lab_and_engine_numbers_are_the_recorded_ones():
+    results = REPO_ROOT / "benchmarks" / "results"
+    lab = json.loads((results / "lab12_cpu.json").read_text())
+    quoted = re.search(r"best gamma = (\d+), a speedup of (\d+\.\d+) \(IQR (\d+\.\d+)\) against a\s+predicted (\d+\.\d+)",
+                       README)
+    assert quoted, "the README no longer quotes the recorded CPU lab run"
+    assert (int(quoted[1]), *map(float, quoted.groups()[1:])) == (
+        lab["best_gamma"], lab["speedup_median"], lab["speedup_iqr"], lab["speedup_predicted"])
+    minutes = re.search(r"Its full run takes about (\d+) minutes", README)
+    assert minutes and abs(int(minutes[1]) - lab["seconds"] / 60) < 1, (minutes, lab["seconds"])
+    engine = (results / "engine_cpu.md").read_text()
+    greedy = engine.split("### greedy")[1].split("###")[0]
+    ratio = re.search(r"Ratio course / HF[^*]*\*\*([\d.]+) \(([\d.]+)-([\d.]+)\)\*\*", greedy)
+    said = re.search(r"runs ([\d.]+) times as many tokens per second as Hugging Face's\s+greedy, range ([\d.]+)-([\d.]+)",
+                     README)
+    assert ratio and said and ratio.groups() == said.groups(), (ratio and ratio.groups(), said and said.groups())
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (REPO_ROOT / "benchmarks").glob("*.py")))
+def test_every_benchmark_script_imports(script):
+    """A script the README or a chapter names must at least import (a moved module once broke lab12_cpu.py)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"_bench_{script[:-3]}", REPO_ROOT / "benchmarks" / script)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
 def test_benchmark_scripts_exist_and_no_gpu_result_is_claimed():

@@ -8,17 +8,10 @@
 - `draft_cost_ratio(target, draft)`: c = t_draft(1) / t_target(1), one-token passes, interleaved;
 - `run_speculative` / `run_plain`: generate from a list of prompts and time the whole run, and
   the time spent inside each model's forward (the rest is the engine's own work);
-- `predicted_n_bar`, `predicted_speedup`: chapter 05's formulas fed with measured numbers,
-  S = n_bar (1 + o_plain) / (gamma c + t_pass(gamma + 1) / t_pass(1) + o_round), where the o's
-  are the engine's work outside the models per plain step and per round, in target passes;
+- `predicted_n_bar`, `predicted_speedup`, `predicted_request_speedup` (from `prediction`, where
+  they live): chapter 05's formulas fed with measured numbers;
 - `first_divergence`: where two greedy outputs part, and the target's logit gap there.
 
-    >>> predicted_n_bar([0.8, 0.6, 0.4], 2)
-    2.4
-    >>> round(predicted_speedup(2.4, 2, c=0.1, pass_ratio=1.0), 3)
-    2.0
-    >>> round(predicted_speedup(2.4, 2, c=0.1, pass_ratio=1.0, overhead=0.2, plain_overhead=0.05), 3)
-    1.8
     >>> ticks = iter(range(100))
     >>> robust_time(lambda: None, repeats=3, warmup=1, clock=lambda: next(ticks))     # each call: 1 tick
     (1.0, 0.0)
@@ -34,7 +27,8 @@ import numpy as np
 import torch
 
 from .generate import plain_generate, speculative_generate
-from .prefill import forward, prefill
+from .prediction import predicted_n_bar, predicted_request_speedup, predicted_speedup  # noqa: F401 (the lab imports them here)
+from .prefill import cache_length, forward, prefill
 from .rollback import crop_cache
 from .stats import RoundStats
 
@@ -128,7 +122,11 @@ def draft_cost_ratio(target, draft, context: int = 64, repeats: int = 15) -> tup
 
 @contextlib.contextmanager
 def model_clock(**models):
-    """Accumulate the wall-clock time spent inside each model's forward: yields {name: [seconds, calls]}.
+    """Accumulate the wall-clock time spent inside each model's forward.
+
+    Yields {name: [seconds, calls, first_seconds, first_calls]}: all calls, and apart the calls on
+    an empty cache (the first pass of a request, over its whole prompt), which cost several
+    decoding steps each and so must not be averaged into the price of a step.
 
     Forward hooks read a clock around every call (synchronizing on CUDA), so the time of a whole
     run minus these is the engine's own work: sampling, verification, cache cropping, Python
@@ -137,22 +135,28 @@ def model_clock(**models):
     calls a round) than to plain decoding (one a token). `time.thread_time`, for one, costs about
     0.2 ms a call on some virtual machines, as much as a small model's pass.
     """
-    spent = {name: [0.0, 0] for name in models}             # wall seconds, calls
+    spent = {name: [0.0, 0, 0.0, 0] for name in models}     # wall seconds, calls; the same for first passes
     handles = []
     for name, model in models.items():
         device = _device(model)
         start = {}
 
-        def pre(module, args, device=device, start=start):
+        def pre(module, args, kwargs, device=device, start=start):
+            cache = kwargs.get("cache", kwargs.get("past_key_values"))
+            start["first"] = cache is None or cache_length(cache) == 0
             synchronize(device)
             start["t"] = time.perf_counter()
 
         def post(module, args, output, name=name, device=device, start=start):
             synchronize(device)
-            spent[name][0] += time.perf_counter() - start["t"]
+            seconds = time.perf_counter() - start["t"]
+            spent[name][0] += seconds
             spent[name][1] += 1
+            if start["first"]:
+                spent[name][2] += seconds
+                spent[name][3] += 1
 
-        handles += [model.register_forward_pre_hook(pre), model.register_forward_hook(post)]
+        handles += [model.register_forward_pre_hook(pre, with_kwargs=True), model.register_forward_hook(post)]
     try:
         yield spent
     finally:
@@ -168,12 +172,12 @@ def _seeded_generator(device: torch.device, seed: int) -> torch.Generator:
 def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, seed: int = 0, eos_token_id=None,
                     **sampling) -> dict:
     """Generate after every prompt; returns {'stats', 'seconds', 'cpu_seconds', 'tokens', 'n_tokens', 'model_seconds',
-    'model_calls'}.
+    'model_calls', 'first_seconds', 'first_calls'}.
 
     seconds: wall clock of the whole run; cpu_seconds: this thread's CPU time over the same run, read
     once at each end (with torch on one thread, cpu_seconds / seconds near 1 says no other program
     took the CPU during the run); model_*: wall time inside, and number of, each model's forward
-    calls (prefill included).
+    calls (first passes included); first_*: the same for the first pass of each request alone.
     """
     device = _device(target)
     stats = RoundStats(gamma)
@@ -189,12 +193,13 @@ def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, see
         synchronize(device)
         seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
     return dict(stats=stats, seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
-                model_seconds={k: v[0] for k, v in spent.items()}, model_calls={k: v[1] for k, v in spent.items()})
+                model_seconds={k: v[0] for k, v in spent.items()}, model_calls={k: v[1] for k, v in spent.items()},
+                first_seconds={k: v[2] for k, v in spent.items()}, first_calls={k: v[3] for k, v in spent.items()})
 
 
 def run_plain(target, prompts, max_new_tokens: int, seed: int = 0, eos_token_id=None, **sampling) -> dict:
     """Plain decoding after every prompt; returns {'seconds', 'cpu_seconds', 'tokens', 'n_tokens', 'model_seconds',
-    'model_calls'}, as `run_speculative` does."""
+    'model_calls', 'first_seconds', 'first_calls'}, as `run_speculative` does."""
     device = _device(target)
     gen = _seeded_generator(device, seed)
     outs = []
@@ -207,26 +212,8 @@ def run_plain(target, prompts, max_new_tokens: int, seed: int = 0, eos_token_id=
         synchronize(device)
         seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
     return dict(seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
-                model_seconds={"target": spent["target"][0]}, model_calls={"target": spent["target"][1]})
-
-
-def predicted_n_bar(survival, gamma: int) -> float:
-    """Chapter 05's survival form: n_bar = 1 + a_1 + ... + a_gamma."""
-    a = np.asarray(survival, dtype=float)
-    if gamma > a.size:
-        raise ValueError(f"need survival probabilities for {gamma} positions, got {a.size}")
-    return float(1 + a[:gamma].sum())
-
-
-def predicted_speedup(n_bar: float, gamma: int, c: float, pass_ratio: float = 1.0, overhead: float = 0.0,
-                      plain_overhead: float = 0.0) -> float:
-    """S = n_bar (1 + plain_overhead) / (gamma c + pass_ratio + overhead).
-
-    pass_ratio = t_pass(gamma + 1) / t_pass(1) (1 when verification is free); overhead = the
-    engine's work per round outside the models, plain_overhead = plain decoding's work per token
-    outside the model, both in units of t_pass(1) (0 for the ideal formula).
-    """
-    return float(n_bar * (1 + plain_overhead) / (gamma * c + pass_ratio + overhead))
+                model_seconds={"target": spent["target"][0]}, model_calls={"target": spent["target"][1]},
+                first_seconds={"target": spent["target"][2]}, first_calls={"target": spent["target"][3]})
 
 
 @torch.inference_mode()
