@@ -133,7 +133,7 @@ def model_clock(**models):
     bookkeeping. The hooks read only `time.perf_counter` (tens of nanoseconds): a clock that costs
     more would be charged to the engine, and more often to speculative decoding (gamma + 1 model
     calls a round) than to plain decoding (one a token). `time.thread_time`, for one, costs about
-    0.2 ms a call on some virtual machines, as much as a small model's pass.
+    0.2 ms a call on some virtual machines, a sizeable share of a small model's pass.
     """
     spent = {name: [0.0, 0, 0.0, 0] for name in models}     # wall seconds, calls; the same for first passes
     handles = []
