@@ -206,3 +206,17 @@ def test_a_kernel_s_memory_cgroup_counts_its_memory_and_its_scratch():
         manager.cgroup.remove()
         sandbox.shutil.rmtree(manager.work, ignore_errors=True)
     assert not any(f.exists() for f in folders)
+
+
+def test_a_cells_stdout_comes_back_as_one_output_however_the_kernel_flushed_it(tmp_path):
+    # The kernel sends stdout when its buffer or a timer says so; left alone, a print, a pause and
+    # a print come back as two outputs in one grading and one in the next, so feedback pages of
+    # the same notebook differed between local and cluster grading.
+    from autograder.grading.pipeline import load_config, run_preprocessors
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import sys, time\nprint('a', flush=True)\ntime.sleep(0.5)\nprint('b', flush=True)\n"
+        "print('e', file=sys.stderr, flush=True)\ntime.sleep(0.5)\nprint('c')")])
+    nb, _ = run_preprocessors(nb, {"metadata": {"path": str(tmp_path)}}, load_config())
+    streams = [(o.name, o.text) for o in nb.cells[0].outputs if o.output_type == "stream"]
+    assert sorted(streams) == [("stderr", "e\n"), ("stdout", "a\nb\nc\n")], streams

@@ -93,6 +93,9 @@ class ResilientExecute(Execute):
     guard = Bool(True, help="repair the kernel before each locked cell (integrity)").tag(config=True)
     max_restarts = Integer(3, help="fresh kernels per notebook after a hang or a crash").tag(config=True)
     max_cell_output_bytes = Integer(100_000, help="output kept per cell, in bytes").tag(config=True)
+    # A kernel flushes stdout whenever its buffer or a timer says so, so one print loop can come
+    # back as one stream output or several; merged, two gradings of a notebook give the same page.
+    coalesce_streams = Bool(True, help="merge a cell's stdout (stderr) outputs into one").tag(config=True)
 
     # ---- kernel --------------------------------------------------------------------------
     def create_kernel_manager(self):
