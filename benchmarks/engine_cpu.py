@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from specdec.engine.generate import plain_generate, speculative_generate  # noqa: E402
 from specdec.engine.stats import RoundStats  # noqa: E402
+from specdec.engine.timing import Quietness  # noqa: E402
 
 GAMMA, N_NEW, PROMPT_BYTES = 4, 48, 120
 
@@ -193,14 +194,10 @@ def main(argv=None):
     hf_settings = configure_hf_assistant(draft, GAMMA)
     results = {T: measure(target, draft, prompts, T, repeats, counts) for T in (0.0, 1.0)}
     minutes = (time.time() - t_start) / 60
-    lowest = min(min(res["share"]) for res in results.values())
+    quiet = Quietness.of([x for res in results.values() for x in res["share"]])
     lines = [f"# The course's engine against Hugging Face assisted generation on a CPU", "",
              f"{datetime.date.today()}, torch {torch.__version__}, transformers {transformers.__version__}, one thread, "
-             f"{minutes:.1f} min (`python benchmarks/engine_cpu.py`). Wall-clock time; the thread's CPU time over "
-             f"each run was at least {100 * min(lowest, 0.99):.0f} % of its wall time"
-             + (" (the thread was not kept off the processor; this cannot see a program on the other core "
-                "competing for caches or memory)." if lowest >= 0.9 else
-                " (another program took the processor: read the ranges)."), "",
+             f"{minutes:.1f} min (`python benchmarks/engine_cpu.py`). Wall-clock time. {quiet}: {quiet.verdict()}.", "",
              f"Models: the course-trained byte-level pair (`specdec.tiny_pair`: target {target.config.n_layer} layers "
              f"of width {target.config.n_embd}, draft {draft.config.n_layer} layer of width {draft.config.n_embd}). "
              f"Prompts: the lab's {len(prompts)} prompts, last {PROMPT_BYTES} bytes; {N_NEW} new tokens each; "

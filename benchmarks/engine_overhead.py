@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from specdec.engine.generate import speculative_generate  # noqa: E402
 from specdec.engine.stats import RoundStats  # noqa: E402
+from specdec.engine.timing import Quietness  # noqa: E402
 
 
 class Timed:
@@ -90,8 +91,8 @@ def null_pair(vocab, n_positions, seed=0):
 def overhead(target, draft, prompts, gamma, n_new, temperature, repeats, seed=0):
     """(overhead ms per round, wall ms per round, CPU share, rounds); lists over repeats.
 
-    CPU share: the thread's CPU time over a run (read once at each end) / its wall time; below
-    about 0.9 another program took the CPU during the run and its numbers are inflated.
+    CPU share: the thread's CPU time over a run (read once at each end) / its wall time (judged by
+    `specdec.engine.timing.Quietness`).
     """
     clock = Timed(target, draft)
     over, share, wall = [], [], []
@@ -142,8 +143,8 @@ def main(argv=None):
           f"{rounds} rounds per run, {args.repeats} runs")
     print(f"engine overhead per round: median {statistics.median(over):.3f} ms (range {min(over):.3f}-{max(over):.3f})")
     print(f"wall time per round:       median {statistics.median(wall):.3f} ms (range {min(wall):.3f}-{max(wall):.3f})")
-    print(f"CPU time / wall time:      lowest {min(share):.2f}" + ("" if min(share) > 0.9 else
-          "  (another program took the CPU: rerun on a quiet machine)"))
+    quiet = Quietness.of(share)
+    print(f"{quiet}: {quiet.verdict()}")
 
 
 if __name__ == "__main__":

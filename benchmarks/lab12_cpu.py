@@ -25,6 +25,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(ROOT))
 
 from autograder.authoring.execute import execute  # noqa: E402
+from specdec.engine.timing import Quietness  # noqa: E402
 
 
 def _text(nb, marker: str) -> str:
@@ -76,15 +77,12 @@ def main():
 def write_markdown(record: dict) -> None:
     """benchmarks/results/lab12_cpu.md from a record (what `--rewrite` redoes from the saved JSON)."""
     best = next(r for r in record["per_gamma"] if r["gamma"] == record["best_gamma"])
+    quiet = Quietness(record["cpu_share_lowest"], record["cpu_share_median"])
     per_gamma, loop = record["per_gamma"], record["repeated_8gram_mean"]
     lines = [f"# Chapter 12 in full on the CPU ({record['date']}, {record['machine']})", "",
              f"Whole notebook: {record['seconds']:.0f} s. Wall-clock speedup at T = 1 on the check prompts, median (IQR) "
              "over alternating runs, beside the prediction from the calibration prompts (full: in-run costs, the "
-             "engine's overhead and each request's first passes). " + (
-                 "The notebook's thread was not kept off the processor: its CPU time was at least "
-                 if record["cpu_share_lowest"] >= 0.9 else "Another program took the processor: the notebook's thread "
-                 "had its CPU for as little as ") + f"{100 * min(record['cpu_share_lowest'], 0.99):.0f} % of a timed run's "
-             "wall time (this cannot see a program on the other core competing for caches or memory).", "",
+             "engine's overhead and each request's first passes). " + f"{quiet}: {quiet.verdict()}.", "",
              "| gamma | n_bar measured | n_bar predicted | speedup median (IQR) | predicted: ideal | + pass ratio | full |",
              "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['gamma']} | {r['n_bar']:.2f} | {r['n_bar_predicted']:.2f} | {r['speedup_median']:.2f} "

@@ -5,7 +5,8 @@ A pass over k new tokens on top of a cached context is the unit of every cost in
 (clock boost, another process, thermal limits) lands on some k and not others and bends the
 curve; so `pass_time_samples` visits the ks in an interleaved order, round after round, each
 timing bracketed by a device synchronization, after warm-up passes, and returns every sample.
-`Spread` summarizes samples as median, quartiles and range.
+`Spread` summarizes samples as median, quartiles and range; `Quietness` says whether the
+machine was quiet while they were taken.
 
 `static_step` builds the same pass on a transformers `StaticCache` (fixed-size key/value
 buffers, the length kept in a device counter); on a CUDA device `graphed` captures it once in
@@ -17,6 +18,7 @@ a CUDA graph and replays it, which removes the per-kernel launch cost of eager m
 """
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from dataclasses import dataclass
@@ -51,6 +53,51 @@ class Spread:
 
     def __str__(self) -> str:
         return f"{self.median:.3g} (IQR {self.q1:.3g}-{self.q3:.3g}, range {self.low:.3g}-{self.high:.3g})"
+
+
+# Below this share of its wall time on a processor, a run was slowed by another program.
+QUIET_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class Quietness:
+    """Was the machine quiet? Each timed run's thread CPU time over its wall time, summarized.
+
+    A single-threaded run on a quiet machine has a processor all the time (share about 1); when
+    another program takes it, the share drops and that run's wall time is inflated. The share
+    cannot see a program on another core competing for caches or memory bandwidth.
+
+        >>> q = Quietness.of([0.99, 1.0, 0.97])
+        >>> q.quiet, str(q)
+        (True, 'CPU time / wall time over each timed run: lowest 97 %, median 99 %')
+        >>> Quietness.of([0.99, 0.6]).verdict()
+        'another program took the processor during some runs: rerun on a quieter machine'
+    """
+
+    lowest: float
+    median: float
+
+    @classmethod
+    def of(cls, shares) -> "Quietness":
+        xs = [float(x) for x in shares]
+        if not xs:
+            raise ValueError("no timed runs to judge")
+        return cls(min(xs), statistics.median(xs))
+
+    @property
+    def quiet(self) -> bool:
+        return self.lowest >= QUIET_SHARE
+
+    def verdict(self) -> str:
+        if self.quiet:
+            return ("the thread was not kept off the processor (this cannot see a program on the other core "
+                    "competing for caches or memory)")
+        return "another program took the processor during some runs: rerun on a quieter machine"
+
+    def __str__(self) -> str:
+        # Rounded down: a share of 0.996 is not a run that had the processor 100 % of the time.
+        pct = lambda x: math.floor(100 * x + 1e-9)
+        return f"CPU time / wall time over each timed run: lowest {pct(self.lowest)} %, median {pct(self.median)} %"
 
 
 def synchronize(device) -> None:
