@@ -169,6 +169,26 @@ def _seeded_generator(device: torch.device, seed: int) -> torch.Generator:
     return torch.Generator(device=device).manual_seed(seed)
 
 
+def _timed_run(models: dict, prompts, generate_one) -> dict:
+    """generate_one(prompt) -> tokens for every prompt, inside `model_clock(**models)`; the fields every run has.
+
+    The CPU time is read once at each end (it is costly on some machines: see `model_clock`), and
+    the device is synchronized before both clocks are read, so queued GPU work lands in its run.
+    """
+    device = _device(next(iter(models.values())))
+    outs = []
+    with model_clock(**models) as spent:
+        synchronize(device)
+        t0, c0 = time.perf_counter(), time.thread_time()
+        for prompt in prompts:
+            outs.append(generate_one(prompt))
+        synchronize(device)
+        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
+    fields = ("model_seconds", "model_calls", "first_seconds", "first_calls")
+    return dict(seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
+                **{field: {name: v[i] for name, v in spent.items()} for i, field in enumerate(fields)})
+
+
 def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, seed: int = 0, eos_token_id=None,
                     **sampling) -> dict:
     """Generate after every prompt; returns {'stats', 'seconds', 'cpu_seconds', 'tokens', 'n_tokens', 'model_seconds',
@@ -179,41 +199,22 @@ def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, see
     took the CPU during the run); model_*: wall time inside, and number of, each model's forward
     calls (first passes included); first_*: the same for the first pass of each request alone.
     """
-    device = _device(target)
     stats = RoundStats(gamma)
-    gen = _seeded_generator(device, seed)
-    outs = []
-    with model_clock(target=target, draft=draft) as spent:
-        synchronize(device)
-        t0, c0 = time.perf_counter(), time.thread_time()
-        for prompt in prompts:
-            out, _ = speculative_generate(target, draft, prompt, gamma=gamma, max_new_tokens=max_new_tokens,
-                                          eos_token_id=eos_token_id, generator=gen, stats=stats, **sampling)
-            outs.append(out.tolist())
-        synchronize(device)
-        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
-    return dict(stats=stats, seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
-                model_seconds={k: v[0] for k, v in spent.items()}, model_calls={k: v[1] for k, v in spent.items()},
-                first_seconds={k: v[2] for k, v in spent.items()}, first_calls={k: v[3] for k, v in spent.items()})
+    gen = _seeded_generator(_device(target), seed)
+
+    def generate_one(prompt):
+        out, _ = speculative_generate(target, draft, prompt, gamma=gamma, max_new_tokens=max_new_tokens,
+                                      eos_token_id=eos_token_id, generator=gen, stats=stats, **sampling)
+        return out.tolist()
+    return dict(stats=stats, **_timed_run(dict(target=target, draft=draft), prompts, generate_one))
 
 
 def run_plain(target, prompts, max_new_tokens: int, seed: int = 0, eos_token_id=None, **sampling) -> dict:
     """Plain decoding after every prompt; returns {'seconds', 'cpu_seconds', 'tokens', 'n_tokens', 'model_seconds',
     'model_calls', 'first_seconds', 'first_calls'}, as `run_speculative` does."""
-    device = _device(target)
-    gen = _seeded_generator(device, seed)
-    outs = []
-    with model_clock(target=target) as spent:
-        synchronize(device)
-        t0, c0 = time.perf_counter(), time.thread_time()
-        for prompt in prompts:
-            outs.append(plain_generate(target, prompt, max_new_tokens, eos_token_id=eos_token_id, generator=gen,
-                                       **sampling).tolist())
-        synchronize(device)
-        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
-    return dict(seconds=seconds, cpu_seconds=cpu_seconds, tokens=outs, n_tokens=sum(map(len, outs)),
-                model_seconds={"target": spent["target"][0]}, model_calls={"target": spent["target"][1]},
-                first_seconds={"target": spent["target"][2]}, first_calls={"target": spent["target"][3]})
+    gen = _seeded_generator(_device(target), seed)
+    return _timed_run(dict(target=target), prompts, lambda prompt: plain_generate(
+        target, prompt, max_new_tokens, eos_token_id=eos_token_id, generator=gen, **sampling).tolist())
 
 
 @torch.inference_mode()
