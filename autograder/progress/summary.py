@@ -1,0 +1,96 @@
+"""What the log says about a learner: per topic (first attempts only) and per chapter.
+
+    >>> events = [{"type": "drill", "topic": "speedup formula", "chapter": "05", "correct": True, "seconds": 40.0}]
+    >>> row = topic_summary(events)[0]
+    >>> row["accuracy"], row["mean_seconds"]
+    (1.0, 40.0)
+"""
+from __future__ import annotations
+
+def topic_summary(events: list[dict]) -> list[dict]:
+    """Per topic, over first attempts only: attempts, correct, accuracy, mean seconds, how many were
+    over the suggested time (`over_time`); `retries` counts the later attempts apart. The weakest
+    first (lowest accuracy, then slowest)."""
+    rows: dict[str, dict] = {}
+    for e in events:
+        if e.get("type") != "drill":
+            continue
+        row = rows.setdefault(e.get("topic", "?"), {"topic": e.get("topic", "?"), "chapter": e.get("chapter", "?"),
+                                                    "attempts": 0, "correct": 0, "seconds": [], "retries": 0,
+                                                    "over_time": 0})
+        if e.get("retry"):
+            row["retries"] += 1
+            continue
+        row["attempts"] += 1
+        row["over_time"] += e.get("within_time") is False
+        row["correct"] += bool(e.get("correct"))
+        if e.get("seconds") is not None:
+            row["seconds"].append(float(e["seconds"]))
+    out = []
+    for row in rows.values():
+        secs = row.pop("seconds")
+        if not row["attempts"]:
+            continue                       # only retries of drills started before the log began
+        row["accuracy"] = row["correct"] / row["attempts"]
+        row["mean_seconds"] = sum(secs) / len(secs) if secs else None
+        out.append(row)
+    return sorted(out, key=lambda r: (r["accuracy"], -(r["mean_seconds"] or 0.0), r["topic"]))
+
+
+def _chapter_title(number: str, names: list[str]) -> str:
+    match = [n for n in names if n.split("_", 1)[0] == str(number).zfill(2)]
+    return match[0] if match else f"chapter {number}"
+
+
+def format_summary(events: list[dict], chapters: list[str] | None = None, n_weakest: int = 3) -> str:
+    """A table of topics (weakest first) and which chapters to reread."""
+    rows = topic_summary(events)
+    if not rows:
+        return "No drills recorded yet: finish a drill and its result appears here."
+    chapters = chapters or []
+    lines = ["First attempts only (a retry has seen the verdict; retries are counted apart).",
+             f"{'topic':<22}{'chapter':>8}{'done':>6}{'right':>7}{'mean time':>11}{'over time':>11}{'retries':>9}"]
+    for r in rows:
+        mean = "-" if r["mean_seconds"] is None else f"{r['mean_seconds']:.0f} s"
+        lines.append(f"{r['topic']:<22}{r['chapter']:>8}{r['attempts']:>6}{r['accuracy']:>7.0%}{mean:>11}"
+                     f"{r['over_time']:>11}{r['retries']:>9}")
+    weak = [r for r in rows if r["accuracy"] < 1.0][:n_weakest]
+    lines.append("")
+    if weak:
+        lines.append("Weakest: " + "; ".join(
+            f"{r['topic']} ({r['accuracy']:.0%} right): reread {_chapter_title(r['chapter'], chapters)}" for r in weak))
+    else:
+        slow = max(rows, key=lambda r: r["mean_seconds"] or 0.0)
+        lines.append(f"Every recorded drill was right. Slowest topic: {slow['topic']}; to get faster, "
+                     f"reread {_chapter_title(slow['chapter'], chapters)} and repeat its drills with new seeds.")
+    return "\n".join(lines)
+
+
+def format_progress(events: list[dict], chapters: list[str]) -> str:
+    """Per chapter: exercises passed in the last self-check, and drills done (right / tried)."""
+    last_check: dict[str, dict] = {}
+    for e in events:
+        if e.get("type") == "check":
+            last_check[str(e["chapter"])] = e
+    drills: dict[str, list[bool]] = {}
+    for e in events:
+        if e.get("type") == "drill" and not e.get("retry"):
+            drills.setdefault(str(e.get("chapter", "?")).zfill(2), []).append(bool(e.get("correct")))
+    lines = [f"{'chapter':<28}{'last self-check':<34}drills (right first time / done)"]
+    for name in chapters:
+        check = last_check.get(name)
+        if check is None:
+            checked = "not checked yet"
+        else:
+            ex = check.get("exercises", {})
+            passed = [k.removeprefix("ex_") for k, (got, full) in ex.items() if full and got >= full]
+            checked = f"{len(passed)}/{len(ex)} exercises passed ({check.get('when', '?')[:10]})"
+        done = drills.get(name.split("_", 1)[0], [])
+        lines.append(f"{name:<28}{checked:<34}{sum(done)} / {len(done)}" if done else f"{name:<28}{checked:<34}-")
+        if check is not None:
+            for k, (got, full) in check.get("exercises", {}).items():
+                mark = "passed" if full and got >= full else f"{got:g}/{full:g}"
+                lines.append(f"    {k.removeprefix('ex_'):<40}{mark}")
+    lines.append("")
+    lines.append(format_summary(events, chapters))
+    return "\n".join(lines)
