@@ -13,7 +13,7 @@ executor (`resilient_execute.ResilientExecute`) therefore calls, in the kernel:
   all of that back, and the names earlier locked cells defined, and returns what it had to
   repair (the grader lists it for review); for a graded cell it also routes what the
   student's code writes to stderr to stdout with a note, so a debug print or a warning is
-  never fatal (`begin_test`);
+  never fatal (`autograder.graded_output.begin_test`);
 * `after_locked()` after every locked cell, so the state the instructor's own cells set up
   (figures' hooks, imported helpers, the names they define) counts as genuine.
 
@@ -35,6 +35,8 @@ import importlib
 import sys
 import threading
 import types
+
+from .graded_output import begin_test, end_test
 
 WATCHED = ("numpy", "scipy", "autograder", "specdec", "widgets", "math", "builtins", "random",
            "IPython.core.interactiveshell", "ipykernel.zmqshell", "ipykernel.ipkernel", "warnings",
@@ -253,53 +255,6 @@ class _Missing:
 
 
 _MISSING = _Missing()
-
-
-class _StderrToStdout:
-    """sys.stderr during a test: the student's debug output is shown, but on stdout."""
-
-    def __init__(self, stdout):
-        self._stdout = stdout
-        self._noted = False
-
-    def write(self, text):
-        if not self._noted and text.strip():
-            self._noted = True
-            self._stdout.write("[your code wrote this to stderr; shown here, not counted against you]\n")
-        return self._stdout.write(text)
-
-    def flush(self):
-        self._stdout.flush()
-
-    def isatty(self):
-        return False
-
-    def __getattr__(self, name):
-        return getattr(self._stdout, name)
-
-
-def begin_test() -> None:
-    """Route Python-level stderr (prints, warnings, logging) to stdout for the next cell."""
-    import warnings
-    if not isinstance(sys.stderr, _StderrToStdout):
-        _state["stderr"] = sys.stderr
-        sys.stderr = _StderrToStdout(sys.stdout)
-    _state["showwarning"] = warnings.showwarning
-    warnings.showwarning = _show_warning
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    import warnings
-    sys.stdout.write(f"[a warning from your code, not counted against you] "
-                     f"{warnings.formatwarning(message, category, filename, lineno, line)}")
-
-
-def end_test() -> None:
-    import warnings
-    if "stderr" in _state:
-        sys.stderr = _state.pop("stderr")
-    if "showwarning" in _state:
-        warnings.showwarning = _state.pop("showwarning")
 
 
 def genuine(module) -> bool:
