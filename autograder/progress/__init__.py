@@ -34,8 +34,12 @@ another file. Nothing else is stored: no code, no answers.
 """
 from __future__ import annotations
 
-from .drills import (DrillClock, last_start, open_clock, result_event, resume_drill,  # noqa: F401
+from .drills import (DrillClock, last_start, open_clock, result_event, resume_drill,
                      start_drill)
-from .log import (ENV_VAR, LOG_NAME, append, course_chapters, default_folder, log_for_notebook,  # noqa: F401
+from .log import (ENV_VAR, LOG_NAME, append, course_chapters, default_folder, log_for_notebook,
                   log_path, read_log, record_check)
-from .summary import format_progress, format_summary, topic_summary  # noqa: F401
+from .summary import format_progress, format_summary, topic_summary
+
+__all__ = ["DrillClock", "last_start", "open_clock", "result_event", "resume_drill", "start_drill", "ENV_VAR",
+           "LOG_NAME", "append", "course_chapters", "default_folder", "log_for_notebook", "log_path", "read_log",
+           "record_check", "format_progress", "format_summary", "topic_summary"]
