@@ -211,12 +211,15 @@ def test_a_kernel_s_memory_cgroup_counts_its_memory_and_its_scratch():
 def test_a_cells_stdout_comes_back_as_one_output_however_the_kernel_flushed_it(tmp_path):
     # The kernel sends stdout when its buffer or a timer says so; left alone, a print, a pause and
     # a print come back as two outputs in one grading and one in the next, so feedback pages of
-    # the same notebook differed between local and cluster grading.
+    # the same notebook differed between local and cluster grading. Text never moves across a
+    # rich output (a figure), which flushes what was printed before it.
     from autograder.grading.pipeline import load_config, run_preprocessors
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "import sys, time\nprint('a', flush=True)\ntime.sleep(0.5)\nprint('b', flush=True)\n"
-        "print('e', file=sys.stderr, flush=True)\ntime.sleep(0.5)\nprint('c')")])
+        "print('e', file=sys.stderr, flush=True)\ntime.sleep(0.5)\nprint('c')\n"
+        "from IPython.display import HTML, display\ndisplay(HTML('<b>x</b>'))\nprint('d')")])
     nb, _ = run_preprocessors(nb, {"metadata": {"path": str(tmp_path)}}, load_config())
-    streams = [(o.name, o.text) for o in nb.cells[0].outputs if o.output_type == "stream"]
-    assert sorted(streams) == [("stderr", "e\n"), ("stdout", "a\nb\nc\n")], streams
+    got = [(o.output_type, o.get("name"), o.get("text")) for o in nb.cells[0].outputs]
+    assert got == [("stream", "stdout", "a\nb\nc\n"), ("stream", "stderr", "e\n"),
+                   ("display_data", None, None), ("stream", "stdout", "d\n")], got

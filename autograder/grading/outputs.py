@@ -1,5 +1,10 @@
-"""Outputs the executor writes into a graded notebook: its own errors, and a byte cap per cell.
+r"""Outputs the executor writes into a graded notebook: its own errors, stream outputs merged the same
+way whatever the kernel's flush timing, and a byte cap per cell.
 
+    >>> out = lambda text: {"output_type": "stream", "name": "stdout", "text": text}
+    >>> figure = {"output_type": "display_data", "data": {"image/png": "..."}}
+    >>> [o.get("text") for o in merge_streams([out("a\n"), out("b\n"), figure, out("c\n")])]
+    ['a\nb\n', None, 'c\n']
     >>> cell = {"outputs": [{"output_type": "stream", "name": "stdout", "text": "x" * 5000}]}
     >>> cap_outputs(cell, 2000)
     >>> len(cell["outputs"][0]["text"].encode()) < 2000, "bytes of output cut" in cell["outputs"][0]["text"]
@@ -12,6 +17,29 @@ from nbformat import NotebookNode
 
 def error_output(ename: str, evalue: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+def merge_streams(outputs: list) -> list:
+    """Each run of stream outputs between two rich outputs, merged into one stdout then one stderr.
+
+    A kernel sends what a cell prints whenever its buffer or a timer says so, so one loop of prints
+    can come back as one output or as several, and stdout and stderr (separate buffers) in either
+    order; grading the same notebook twice then gave two different feedback pages. A figure or other
+    rich output flushes the text before it, so text never moves across one.
+    """
+    merged, run = [], {}
+    for output in list(outputs) + [None]:
+        if output is not None and output.get("output_type") == "stream":
+            if output.get("name") in run:
+                run[output["name"]]["text"] += output.get("text", "")
+            else:
+                run[output.get("name")] = NotebookNode(dict(output, text=output.get("text", "")))
+            continue
+        merged += [run[name] for name in sorted(run, key=lambda n: (n != "stdout", n))]
+        run = {}
+        if output is not None:
+            merged.append(output)
+    return merged
 
 
 def _text_size(output) -> int:

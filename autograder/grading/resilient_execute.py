@@ -39,7 +39,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Instance, Integer
 
 from ..notebooks import nbgrader_meta
-from .outputs import cap_outputs, error_output
+from .outputs import cap_outputs, error_output, merge_streams
 from .sandbox import SandboxedKernelManager, default_hidden
 from .settings import GradingSettings
 
@@ -93,9 +93,6 @@ class ResilientExecute(Execute):
     guard = Bool(True, help="repair the kernel before each locked cell (integrity)").tag(config=True)
     max_restarts = Integer(3, help="fresh kernels per notebook after a hang or a crash").tag(config=True)
     max_cell_output_bytes = Integer(100_000, help="output kept per cell, in bytes").tag(config=True)
-    # A kernel flushes stdout whenever its buffer or a timer says so, so one print loop can come
-    # back as one stream output or several; merged, two gradings of a notebook give the same page.
-    coalesce_streams = Bool(True, help="merge a cell's stdout (stderr) outputs into one").tag(config=True)
 
     # ---- kernel --------------------------------------------------------------------------
     def create_kernel_manager(self):
@@ -270,6 +267,7 @@ class ResilientExecute(Execute):
             cell.outputs.append(timed_out)
             if unresponsive or self._kernel_eval("1", timeout=10) is None:
                 self._restart_and_replay(index)
+        cell.outputs = merge_streams(cell.outputs)          # the same page whatever the flush timing
         if repairs:
             text = ("Before this cell the grader undid changes made to the test environment:\n  - "
                     + "\n  - ".join(repairs[:10]) + "\n")
