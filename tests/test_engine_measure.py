@@ -5,6 +5,7 @@ from transformers import GPT2Config, GPT2LMHeadModel
 
 from specdec.engine import measure
 from specdec.engine.prefill import cache_length
+from specdec.engine.timing import Quietness
 from specdec.engine.measure import (model_clock, pass_time_samples, predicted_speedup, robust_time, run_plain,
                                     run_speculative)
 
@@ -101,3 +102,16 @@ def test_the_clocks_cost_does_not_grow_with_the_number_of_model_calls(monkeypatc
 def test_predicted_speedup_with_overheads_reduces_to_chapter_05():
     assert predicted_speedup(3.0, 4, 0.1, 1.0) == pytest.approx(3.0 / 1.4)
     assert predicted_speedup(3.0, 4, 0.1, 1.2, overhead=0.3, plain_overhead=0.1) == pytest.approx(3.0 * 1.1 / 1.9)
+
+
+@pytest.mark.parametrize("shares, quiet", [([1.0, 0.95, 0.9], True), ([1.0, 0.899], False), ([0.2], False)])
+def test_quietness_flags_a_run_that_lost_a_tenth_of_its_wall_time(shares, quiet):
+    q = Quietness.of(shares)
+    assert q.quiet is quiet and ("another program took the processor" in q.verdict()) is not quiet
+    assert str(q).startswith(f"CPU time / wall time over each timed run: lowest {int(100 * min(shares) + 1e-9)} %")
+
+
+@pytest.mark.parametrize("bad", [[], [0.9, float("nan")], [float("inf")], [-0.1]])
+def test_quietness_refuses_shares_that_are_not_shares(bad):
+    with pytest.raises(ValueError):
+        Quietness.of(bad)

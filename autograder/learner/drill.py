@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .. import progress
 from ..errors import CourseError
-from .coding_drills import CodingDrill, _duration, format_result, load_drills, run_answer  # noqa: F401
+from .coding_drills import CodingDrill, _duration, format_result, load_drills, run_answer
 from .plain_text import latex_to_text
 
 

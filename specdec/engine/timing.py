@@ -82,7 +82,10 @@ class Quietness:
         xs = [float(x) for x in shares]
         if not xs:
             raise ValueError("no timed runs to judge")
-        return cls(min(xs), statistics.median(xs))
+        if not all(math.isfinite(x) and x >= 0 for x in xs):
+            raise ValueError(f"a CPU time / wall time share must be a finite number >= 0, got {xs}")
+        # The two clocks tick differently, so a fully busy thread can read a hair above 1.
+        return cls(min(min(xs), 1.0), min(statistics.median(xs), 1.0))
 
     @property
     def quiet(self) -> bool:

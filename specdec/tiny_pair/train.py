@@ -19,6 +19,7 @@ Another Python version gives a slightly different corpus and an equally usable p
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -91,6 +92,7 @@ def docstrings(files: list[Path]) -> list[str]:
 ENGLISH = ("topics", "prose")
 
 
+@functools.lru_cache(maxsize=2)
 def corpus(english: str = "topics") -> dict:
     """{'code': (train, held), 'english': (train, held), 'files': [...]}, all bytes, fixed order."""
     if english not in ENGLISH:
@@ -232,6 +234,8 @@ def main(argv=None):
     ap.add_argument("--init", type=Path, default=None,
                     help="start from the pair saved in this folder (its log is kept, and the totals add up)")
     args = ap.parse_args(argv)
+    if not 0 <= args.english_share <= 1:              # before anything is written into --out
+        ap.error(f"--english-share must lie in [0, 1], got {args.english_share}")
     if args.quick:
         args.steps = 6
     args.out.mkdir(parents=True, exist_ok=True)
@@ -253,8 +257,6 @@ def main(argv=None):
     t0 = time.time()
     command = "python -m specdec.tiny_pair.train " + " ".join(argv if argv is not None else sys.argv[1:])
     log(f"command: {command.strip()}  (torch {torch.__version__}, {args.threads} threads)")
-    if not 0 <= args.english_share <= 1:
-        ap.error(f"--english-share must lie in [0, 1], got {args.english_share}")
     data = corpus(args.english)
     as_tensor = lambda b: torch.frombuffer(bytearray(b), dtype=torch.uint8).long()
     code, code_held = map(as_tensor, data["code"])
