@@ -49,34 +49,18 @@ def test_the_trainer_runs_and_a_continued_run_adds_up(tmp_path):
     from specdec.tiny_pair import load_model, train
     first, second = tmp_path / "first", tmp_path / "second"
     train.main(["--quick", "--out", str(first)])
-    train.main(["--quick", "--init", str(first), "--out", str(second), "--english", "prose", "--english-share", "0.5"])
+    train.main(["--quick", "--init", str(first), "--out", str(second)])
     log = json.loads((second / "train_log.json").read_text())
     assert [r["steps"] for r in log["runs"]] == [6, 6] and log["steps"] == 12
-    assert [(r["english"], r["english_share"]) for r in log["runs"]] == [("topics", 0.35), ("prose", 0.5)]
     assert log["tokens_seen"] == 12 * log["batch"] * log["seq"]
     assert log["command"] == (f"python -m specdec.tiny_pair.train --quick --out {first} && "
-                              f"python -m specdec.tiny_pair.train --quick --init {first} --out {second} "
-                              "--english prose --english-share 0.5")
+                              f"python -m specdec.tiny_pair.train --quick --init {first} --out {second}")
     text = (second / "train.log").read_text()
     assert text.startswith(f"command: python -m specdec.tiny_pair.train --quick --out {first}")
     assert f"--- continued from {first} ---" in text
     assert set(check_weights(second)) == {"target.safetensors", "target.json", "draft.safetensors", "draft.json"}
     before, after = load_model("target", first), load_model("target", second)
     assert any(not torch.equal(a, b) for a, b in zip(before.parameters(), after.parameters()))   # it trained
-
-
-def test_the_prose_corpus_unwraps_paragraphs_and_keeps_code():
-    from specdec.tiny_pair.train import corpus
-    topics, prose = corpus("topics"), corpus("prose")
-    assert topics["code"] == prose["code"]
-    lines = lambda data: data["english"][0].decode().split("\n")
-    long_share = lambda data: np.mean([len(line) > 100 for line in lines(data)])
-    # Wrapped documentation has (almost) no line over 100 characters; unwrapped, every long paragraph is one.
-    assert long_share(topics) < 0.01 < 0.05 < long_share(prose), (long_share(topics), long_share(prose))
-    assert len(prose["english"][0]) > 3 * len(topics["english"][0])          # the docstrings are in
-    assert b'>>> ' in prose["english"][0] and b"    def " in prose["code"][0]
-    with pytest.raises(ValueError, match="english must be one of"):
-        corpus("novels")
 
 
 def test_generation_beyond_the_trained_context_is_refused(pair):

@@ -19,11 +19,9 @@ Another Python version gives a slightly different corpus and an equally usable p
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
 import json
 import math
-import re
 import sys
 import sysconfig
 import time
@@ -41,64 +39,12 @@ CODE_BYTES = 8_000_000
 ENGLISH_SHARE = 0.35          # fraction of every batch drawn from the English documentation
 
 
-def _source_files(root: Path) -> list[Path]:
-    skip = {"test", "tests", "idlelib", "site-packages", "lib2to3", "pydoc_data"}
-    return sorted(p for p in root.rglob("*.py") if not skip & set(p.relative_to(root).parts))
-
-
-def unwrap(text: str) -> str:
-    r"""Join each paragraph of prose into one line; leave code, lists and tables as they are.
-
-    Documentation is wrapped at about 70 columns, so a model trained on it learns that English
-    runs for a line and then breaks; after an English prompt its likeliest bytes become a newline
-    and indentation. A paragraph counts as prose when its lines share one indentation, all but the
-    last are at least 40 characters long, it holds three lowercase words in a row, and no line
-    starts like code, a list or a table.
-
-    >>> unwrap("   Called when an attribute is set; it is given the\n   name and the value.\n\n   >>> x = 1")
-    'Called when an attribute is set; it is given the name and the value.\n\n   >>> x = 1'
-    """
-    out = []
-    for para in re.split(r"\n[ \t]*\n", text):
-        lines = para.split("\n")
-        body = [line.strip() for line in lines]
-        prose = (len({len(line) - len(line.lstrip()) for line in lines}) == 1
-                 and all(len(line) >= 40 for line in body[:-1])
-                 and re.search(r"[a-z]{3,} [a-z]{2,} [a-z]{2,}", para) is not None
-                 and not any(line.startswith((">>>", "...", "*", "-", "|", "+", "#")) for line in body))
-        out.append(" ".join(body) if prose else para)
-    return "\n\n".join(out)
-
-
-def docstrings(files: list[Path]) -> list[str]:
-    """The module, class and function docstrings longer than 80 characters in `files`, in order."""
-    import ast
-    found = []
-    for f in files:
-        try:
-            tree = ast.parse(f.read_bytes())
-        except (SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                doc = ast.get_docstring(node)
-                if doc and len(doc) > 80:
-                    found.append(doc)
-    return found
-
-
-# The English half of the corpus: "topics" is the reference documentation as wrapped (the first
-# run's data); "prose" unwraps it and adds the standard library's docstrings, unwrapped too.
-ENGLISH = ("topics", "prose")
-
-
-@functools.lru_cache(maxsize=2)
-def corpus(english: str = "topics") -> dict:
+def corpus() -> dict:
     """{'code': (train, held), 'english': (train, held), 'files': [...]}, all bytes, fixed order."""
-    if english not in ENGLISH:
-        raise ValueError(f"english must be one of {ENGLISH}, got {english!r}")
     root = Path(sysconfig.get_paths()["stdlib"])
-    files = _source_files(root)
+    files = sorted(p for p in root.rglob("*.py")
+                   if not any(part in {"test", "tests", "idlelib", "site-packages", "lib2to3", "pydoc_data"}
+                              for part in p.relative_to(root).parts))
     chunks, used, total = [], [], 0
     for f in files:
         data = f.read_bytes().replace(b"\x00", b"")
@@ -109,12 +55,9 @@ def corpus(english: str = "topics") -> dict:
             break
     code = b"\n".join(chunks)
     from pydoc_data.topics import topics
-    texts = [topics[k].strip() for k in sorted(topics)]
-    if english == "prose":
-        texts = [unwrap(t) for t in texts + docstrings(files)]
-    english_bytes = "\n\n".join(texts).encode("utf-8").replace(b"\x00", b"")
+    english = "\n\n".join(topics[k].strip() for k in sorted(topics)).encode("utf-8").replace(b"\x00", b"")
     out = {"files": used}
-    for name, text in (("code", code), ("english", english_bytes)):
+    for name, text in (("code", code), ("english", english)):
         cut = int(len(text) * 0.95)
         out[name] = (text[:cut], text[cut:])
     return out
@@ -126,10 +69,9 @@ def config(shape: dict):
                       resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, **shape)
 
 
-def batches(code: torch.Tensor, english: torch.Tensor, gen: torch.Generator, batch=BATCH, seq=SEQ,
-            english_share=ENGLISH_SHARE):
-    """Endless (batch, seq + 1) windows, round(english_share * batch) of them from the English text."""
-    n_en = round(english_share * batch)
+def batches(code: torch.Tensor, english: torch.Tensor, gen: torch.Generator, batch=BATCH, seq=SEQ):
+    """Endless (batch, seq + 1) windows, round(ENGLISH_SHARE * batch) of them from the English text."""
+    n_en = round(ENGLISH_SHARE * batch)
     while True:
         rows = []
         for data, n in ((english, n_en), (code, batch - n_en)):
@@ -144,7 +86,7 @@ def lr_at(step: int, steps: int, peak: float, warmup: int = 50) -> float:
     return peak * 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup))) + peak * 0.02
 
 
-def train_pair(target, draft, steps, code, english, gen, peak, log, log_every=25, english_share=ENGLISH_SHARE):
+def train_pair(target, draft, steps, code, english, gen, peak, log, log_every=25):
     """Train both models on the same batches: the target on the next byte, the draft on the target's p.
 
     The draft's loss is the cross-entropy against the target's current (detached) next-byte
@@ -155,7 +97,7 @@ def train_pair(target, draft, steps, code, english, gen, peak, log, log_every=25
     target.train()
     draft.train()
     t_losses, d_losses = [], []
-    it = batches(code, english, gen, english_share=english_share)
+    it = batches(code, english, gen)
     t0 = time.time()
     for step in range(steps):
         for opt in opts:
@@ -228,14 +170,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1: a busy two-core machine stalls two threads)")
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--english", choices=ENGLISH, default="topics",
-                    help="the English text: the reference docs as wrapped, or unwrapped with the docstrings added")
-    ap.add_argument("--english-share", type=float, default=ENGLISH_SHARE, help="fraction of a batch drawn from it")
     ap.add_argument("--init", type=Path, default=None,
                     help="start from the pair saved in this folder (its log is kept, and the totals add up)")
     args = ap.parse_args(argv)
-    if not 0 <= args.english_share <= 1:              # before anything is written into --out
-        ap.error(f"--english-share must lie in [0, 1], got {args.english_share}")
     if args.quick:
         args.steps = 6
     args.out.mkdir(parents=True, exist_ok=True)
@@ -257,13 +194,13 @@ def main(argv=None):
     t0 = time.time()
     command = "python -m specdec.tiny_pair.train " + " ".join(argv if argv is not None else sys.argv[1:])
     log(f"command: {command.strip()}  (torch {torch.__version__}, {args.threads} threads)")
-    data = corpus(args.english)
+    data = corpus()
     as_tensor = lambda b: torch.frombuffer(bytearray(b), dtype=torch.uint8).long()
     code, code_held = map(as_tensor, data["code"])
     english, english_held = map(as_tensor, data["english"])
     log(f"corpus: {len(data['files'])} source files, {code.numel():,} code bytes and {english.numel():,} English "
-        f"bytes ({args.english}) for training, {code_held.numel() + english_held.numel():,} held out; English "
-        f"share of a batch {args.english_share}")
+        f"bytes for training, {code_held.numel() + english_held.numel():,} held out; English share of a batch "
+        f"{ENGLISH_SHARE}")
     gen = torch.Generator().manual_seed(args.seed)
     if previous is None:
         target = GPT2LMHeadModel(config(TARGET))
@@ -272,8 +209,7 @@ def main(argv=None):
         from . import load_model
         target, draft = (load_model(name, args.init) for name in ("target", "draft"))
         gen.manual_seed(args.seed + previous["steps"])            # fresh batches, not the first run's again
-    t_losses, d_losses = train_pair(target, draft, args.steps, code, english, gen, peak=args.lr, log=log,
-                                    english_share=args.english_share)
+    t_losses, d_losses = train_pair(target, draft, args.steps, code, english, gen, peak=args.lr, log=log)
     train_seconds = time.time() - t0
     small = dict(n_batches=1) if args.quick else {}                  # --quick tests the script, not the pair
     metrics = evaluate(target, draft, code_held, english_held, torch.Generator().manual_seed(args.seed + 1), **small)
@@ -286,10 +222,10 @@ def main(argv=None):
     runs = [] if previous is None else previous.get("runs") or [
         {k: previous[k] for k in ("command", "steps", "lr", "threads", "train_seconds")}]
     runs.append(dict(command=command.strip(), steps=args.steps, lr=args.lr, threads=args.threads,
-                     english=args.english, english_share=args.english_share, train_seconds=round(train_seconds, 1)))
+                     train_seconds=round(train_seconds, 1)))
     steps = sum(r["steps"] for r in runs)
     record = dict(command=" && ".join(r["command"] for r in runs), seed=args.seed, threads=args.threads, target=TARGET,
-                  draft=DRAFT, seq=SEQ, batch=BATCH, english=args.english, english_share=args.english_share, steps=steps, lr=args.lr,
+                  draft=DRAFT, seq=SEQ, batch=BATCH, english_share=ENGLISH_SHARE, steps=steps, lr=args.lr,
                   tokens_seen=steps * BATCH * SEQ, runs=runs,
                   target_params=sum(p.numel() for p in target.parameters()),
                   draft_params=sum(p.numel() for p in draft.parameters()),
