@@ -28,18 +28,10 @@ import torch
 
 from .generate import plain_generate, speculative_generate
 from .prediction import predicted_n_bar, predicted_request_speedup, predicted_speedup  # noqa: F401 (the lab imports them here)
-from .prefill import cache_length, forward, prefill
+from .prefill import cache_length, forward, model_device, prefill
 from .rollback import crop_cache
 from .stats import RoundStats
-
-
-def _device(model) -> torch.device:
-    return next(model.parameters()).device
-
-
-def synchronize(device) -> None:
-    if torch.device(device).type == "cuda":
-        torch.cuda.synchronize(device)
+from .timing import synchronize
 
 
 def robust_time(fn, repeats: int, warmup: int = 1, synchronize=None, clock=time.perf_counter) -> tuple[float, float]:
@@ -77,7 +69,7 @@ def pass_time_samples(model, ks, context: int = 64, repeats: int = 7, warmup: in
     Every repeat times every k once, in a fresh shuffled order; the cache is cropped back to the
     context after each pass, so every pass sees the same context.
     """
-    device = _device(model)
+    device = model_device(model)
     ks = [int(k) for k in ks]
     vocab = model.get_output_embeddings().weight.shape[0]
     gen = torch.Generator().manual_seed(seed)
@@ -109,7 +101,7 @@ def draft_cost_ratio(target, draft, context: int = 64, repeats: int = 15) -> tup
     one = torch.randint(vocab, (1,), generator=gen)
     caches = {"t": prefill(target, prompt)[1], "d": prefill(draft, prompt)[1]}
     models = {"t": target, "d": draft}
-    sync = lambda: synchronize(_device(target))
+    sync = lambda: synchronize(model_device(target))
     for r in range(2 + repeats):
         for name in ("t", "d") if r % 2 else ("d", "t"):
             seconds = _time_once(lambda: forward(models[name], one, caches[name]), sync)
@@ -138,7 +130,7 @@ def model_clock(**models):
     spent = {name: [0.0, 0, 0.0, 0] for name in models}     # wall seconds, calls; the same for first passes
     handles = []
     for name, model in models.items():
-        device = _device(model)
+        device = model_device(model)
         start = {}
 
         def pre(module, args, kwargs, device=device, start=start):
@@ -175,7 +167,7 @@ def _timed_run(models: dict, prompts, generate_one) -> dict:
     The CPU time is read once at each end (it is costly on some machines: see `model_clock`), and
     the device is synchronized before both clocks are read, so queued GPU work lands in its run.
     """
-    device = _device(next(iter(models.values())))
+    device = model_device(next(iter(models.values())))
     outs = []
     with model_clock(**models) as spent:
         synchronize(device)
@@ -200,7 +192,7 @@ def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, see
     calls (first passes included); first_*: the same for the first pass of each request alone.
     """
     stats = RoundStats(gamma)
-    gen = _seeded_generator(_device(target), seed)
+    gen = _seeded_generator(model_device(target), seed)
 
     def generate_one(prompt):
         out, _ = speculative_generate(target, draft, prompt, gamma=gamma, max_new_tokens=max_new_tokens,
@@ -212,7 +204,7 @@ def run_speculative(target, draft, prompts, gamma: int, max_new_tokens: int, see
 def run_plain(target, prompts, max_new_tokens: int, seed: int = 0, eos_token_id=None, **sampling) -> dict:
     """Plain decoding after every prompt; returns {'seconds', 'cpu_seconds', 'tokens', 'n_tokens', 'model_seconds',
     'model_calls', 'first_seconds', 'first_calls'}, as `run_speculative` does."""
-    gen = _seeded_generator(_device(target), seed)
+    gen = _seeded_generator(model_device(target), seed)
     return _timed_run(dict(target=target), prompts, lambda prompt: plain_generate(
         target, prompt, max_new_tokens, eos_token_id=eos_token_id, generator=gen, **sampling).tolist())
 
