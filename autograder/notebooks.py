@@ -110,6 +110,39 @@ def nbgrader_meta(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
 
 
+# Cell roles, named once (as nbgrader's `utils.is_grade` / `is_solution` / `is_locked`): every other
+# module asks these instead of reading the metadata itself.
+def is_grade(cell) -> bool:
+    """A cell whose outputs score points (a test cell, or a manually graded answer)."""
+    return bool(nbgrader_meta(cell).get("grade"))
+
+
+def is_solution(cell) -> bool:
+    """A cell the learner writes in (between `### BEGIN SOLUTION` markers in the instructor's copy)."""
+    return bool(nbgrader_meta(cell).get("solution"))
+
+
+def is_locked(cell) -> bool:
+    """A cell nbgrader restores from the instructor's copy before grading (setup, tests, prose)."""
+    return bool(nbgrader_meta(cell).get("locked"))
+
+
+def is_test(cell) -> bool:
+    """An autograded test cell: a code cell that scores and that the learner does not write.
+
+        >>> is_test(new_code("assert True", nbgrader={"grade": True, "solution": False, "locked": True}))
+        True
+        >>> is_test(new_code("def f(): ...", nbgrader={"grade": False, "solution": True}))
+        False
+    """
+    return cell.get("cell_type") == "code" and is_grade(cell) and not is_solution(cell)
+
+
+def grade_id(cell) -> str | None:
+    """The nbgrader id of a cell (None for an ordinary cell)."""
+    return nbgrader_meta(cell).get("grade_id")
+
+
 def write_normalized(src: str | Path, dest: str | Path) -> bool:
     """Write the normalized form of the notebook at `src` to `dest`; return True if `dest` changed."""
     text = dumps(read(src))
