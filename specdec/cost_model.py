@@ -7,11 +7,14 @@ cost matters. For `B` sequences of mean cached context `T_bar` on `n_gpu` GPUs o
 
     t_W = s_W N / (n_gpu beta)                                 read the weights once
     t_K = T_bar m_KV / (n_gpu beta)                            read one sequence's KV cache
-    t_F = (2 N_act + 4 L d_attn T_bar) / (n_gpu pi)            arithmetic of one token
+    t_F = 2 N_act / (n_gpu pi_W) + 4 L d_attn T_bar / (n_gpu pi)   arithmetic of one token
     t_pass(B, k) = max(t_W + B t_K, k B t_F) + t_0             B sequences, k new tokens each
     t_step(B) = t_pass(B, 1)                                   a plain decode step
 
-`t_0` is the fixed per-step overhead (kernel launches, all-reduce latency). The pass costs
+`pi_W` is the rate of the weight products: `pi` (bfloat16) unless the model runs them in fp8
+(`model.fp8_gemms`, DeepSeek-V3) on a GPU with fp8 units, where it is the fp8 peak (about 2 pi).
+Weight-only quantization (W4A16, W8A16) shrinks `s_W` and so `t_W`, but multiplies in bfloat16:
+`t_F` is unchanged. `t_0` is the fixed per-step overhead (kernel launches, all-reduce latency). The pass costs
 one decode step while `k B t_F <= t_W + B t_K`; for one sequence at short context that is
 `k <= t_W / t_F = s_W I* / 2` (dense model), with `I* = pi / beta` the ridge point.
 
@@ -169,18 +172,20 @@ def step_cost(model: ModelSpec, gpu: GPU, n_gpu: int = 1, T_bar: float = 0.0, t_
     """
     _check_setup(model, gpu, n_gpu, T_bar)
     bytes_per_s = n_gpu * gpu.bandwidth
-    flops_per_s = n_gpu * gpu.flops_bf16
+    flops_per_s = n_gpu * gpu.flops_bf16                       # attention: bfloat16
+    gemm_flops_per_s = n_gpu * gpu.gemm_flops(model.fp8_gemms)  # weight products: fp8 when the model runs them so
     return StepCost(
         t_W=model.weight_bytes / bytes_per_s,
         t_K=T_bar * model.kv_bytes_per_token / bytes_per_s,
-        t_F=(2 * model.n_active + 4 * model.n_layers * model.d_attn * T_bar) / flops_per_s,
+        t_F=2 * model.n_active / gemm_flops_per_s + 4 * model.n_layers * model.d_attn * T_bar / flops_per_s,
         t_0=_check_time("t_0", t_0),
     )
 
 
 def short_context_free_k(model: ModelSpec, gpu: GPU) -> float:
-    """`t_W / t_F` at `T_bar = 0`, one sequence: `s_W N I* / (2 N_act)`, which is `s_W I* / 2`
-    for a dense model. It does not depend on the number of GPUs.
+    """`t_W / t_F` at `T_bar = 0`, one sequence: `s_W N I*_W / (2 N_act)`, which is `s_W I*_W / 2`
+    for a dense model, with `I*_W = pi_W / beta` the ridge of the weight products (fp8 peak for
+    fp8 products). It does not depend on the number of GPUs.
 
     >>> from specdec.hardware import GPUS
     >>> from specdec.model_specs import MODELS
@@ -188,7 +193,8 @@ def short_context_free_k(model: ModelSpec, gpu: GPU) -> float:
     295.2
     """
     _check_setup(model, gpu, 1, 0)
-    return model.bytes_per_weight * model.n_params * gpu.ridge_point / (2 * model.n_active)
+    ridge_w = gpu.gemm_flops(model.fp8_gemms) / gpu.bandwidth
+    return model.bytes_per_weight * model.n_params * ridge_w / (2 * model.n_active)
 
 
 def largest_free_k(model: ModelSpec, gpu: GPU, n_gpu: int = 1, T_bar: float = 0.0, B: int = 1) -> int:

@@ -36,7 +36,12 @@ class GPU:
         flops_bf16: peak dense bfloat16 rate `pi`, FLOP/s.
         bandwidth: memory bandwidth `beta`, bytes/s.
         memory: memory capacity, bytes.
+        flops_fp8: peak dense fp8 rate, FLOP/s, for matrix products whose weights *and*
+            activations are fp8 (about twice `flops_bf16` on Hopper); None on a chip without
+            fp8 tensor cores, which then multiplies fp8 weights at its bfloat16 rate.
 
+    >>> GPU("toy", flops_bf16=2e12, bandwidth=1e12, memory=8e9).gemm_flops(fp8=True)  # no fp8 units
+    2000000000000.0
     >>> GPU("toy", flops_bf16=2e12, bandwidth=1e12, memory=8e9).ridge_point
     2.0
     >>> GPU("broken", flops_bf16=0, bandwidth=1e12, memory=8e9)
@@ -49,6 +54,7 @@ class GPU:
     flops_bf16: float
     bandwidth: float
     memory: float
+    flops_fp8: float | None = None
 
     def __post_init__(self) -> None:
         for field_name in ("flops_bf16", "bandwidth", "memory"):
@@ -56,6 +62,22 @@ class GPU:
                 _check_positive(field_name, getattr(self, field_name))
             except ValueError as err:
                 raise ValueError(f"GPU {self.name!r}: {err}") from None
+        if self.flops_fp8 is not None:
+            try:
+                _check_positive("flops_fp8", self.flops_fp8)
+            except ValueError as err:
+                raise ValueError(f"GPU {self.name!r}: {err}") from None
+
+    def gemm_flops(self, fp8: bool = False) -> float:
+        """Peak rate of the weight matrix products: the fp8 peak when they run in fp8 and the
+        chip has fp8 tensor cores, else the bfloat16 peak.
+
+        >>> round(GPUS["H100"].gemm_flops(fp8=True) / GPUS["H100"].gemm_flops(), 2)
+        2.0
+        """
+        if fp8 and self.flops_fp8 is not None:
+            return self.flops_fp8
+        return self.flops_bf16
 
     @property
     def ridge_point(self) -> float:
@@ -76,12 +98,13 @@ def ridge_point(gpu: GPU) -> float:
     return gpu.flops_bf16 / gpu.bandwidth
 
 
-# Data-sheet numbers (dense bfloat16 tensor-core peak; the "with sparsity" figures are twice these).
+# Data-sheet numbers (dense tensor-core peaks; the "with sparsity" figures are twice these).
 GPUS: dict[str, GPU] = {
-    # NVIDIA H100 SXM5 80GB data sheet: 989 TFLOP/s bf16 dense, 3.35 TB/s HBM3, 80 GB.
-    "H100": GPU("H100", flops_bf16=989e12, bandwidth=3.35e12, memory=80e9),
+    # NVIDIA H100 SXM5 80GB data sheet: 989 TFLOP/s bf16 and 1,979 TFLOP/s fp8 dense, 3.35 TB/s HBM3,
+    # 80 GB (decimal: 8e10 bytes).
+    "H100": GPU("H100", flops_bf16=989e12, bandwidth=3.35e12, memory=80e9, flops_fp8=1979e12),
     # NVIDIA H200 SXM data sheet: the H100's compute with 141 GB of HBM3e at 4.8 TB/s.
-    "H200": GPU("H200", flops_bf16=989e12, bandwidth=4.8e12, memory=141e9),
-    # NVIDIA A100 SXM4 80GB data sheet: 312 TFLOP/s bf16 dense, 2.039 TB/s HBM2e, 80 GB.
+    "H200": GPU("H200", flops_bf16=989e12, bandwidth=4.8e12, memory=141e9, flops_fp8=1979e12),
+    # NVIDIA A100 SXM4 80GB data sheet: 312 TFLOP/s bf16 dense, 2.039 TB/s HBM2e, 80 GB; no fp8 units.
     "A100": GPU("A100", flops_bf16=312e12, bandwidth=2.039e12, memory=80e9),
 }

@@ -83,7 +83,8 @@ class ModelSpec:
     n_layers: int              # L
     d_attn: float              # query heads x per-head width (4 d_attn FLOPs per cached token per layer)
     kv_bytes_per_token: float  # m_KV: cache bytes per token, all layers
-    bytes_per_weight: float = 2.0  # s_W: 2 for bfloat16, 1 for fp8
+    bytes_per_weight: float = 2.0  # s_W: 2 for bfloat16, 1 for fp8, 0.5 for 4-bit
+    fp8_gemms: bool = False        # weight products run in fp8 (fp8 weights and activations, W8A8)
     n_experts: int = 0             # E: routed experts per MoE layer (0: a dense model)
     experts_per_token: int = 0     # k: routed experts each token uses
     n_routed_params: float = 0.0   # parameters in all routed experts (the rest is read every step)
@@ -154,13 +155,15 @@ MODELS: dict[str, ModelSpec] = {
     # (512 compressed KV + 64 rotary) = 1,152 bytes per token and layer in bfloat16. With the
     # projections absorbed, each head scores all 576 numbers and averages the first 512, i.e.
     # 2 x 576 + 2 x 512 = 4 x 544 FLOPs per cached token, so d_attn = 128 x 544. The released
-    # weights are fp8 (1 byte each); the cache stays bfloat16. Experts (config.json): the first 3
+    # weights are fp8 (1 byte each) and served as fp8 products (activations quantized to fp8 in
+    # blocks, as in the report's fp8 training), so the weight FLOPs run at the fp8 peak; attention
+    # and the cache stay bfloat16. Experts (config.json): the first 3
     # layers are dense, the other 58 hold 256 routed experts (8 used per token) and 1 shared expert,
     # each expert a gated MLP of 3 x 7168 x 2048 parameters: 58 x 256 x 44.04M = 653.9B routed
     # parameters; the remaining 17.1B (attention, dense and shared MLPs, embeddings) are read every
     # step, and 17.1B + 8/256 x 653.9B = 37.5B matches the 37B active.
     "deepseek-v3": ModelSpec("DeepSeek-V3", n_params=671e9, n_active=37e9, n_layers=61,
                              d_attn=128 * 544, kv_bytes_per_token=latent_kv_bytes_per_token(61, 576),
-                             bytes_per_weight=1.0, n_experts=256, experts_per_token=8,
+                             bytes_per_weight=1.0, fp8_gemms=True, n_experts=256, experts_per_token=8,
                              n_routed_params=58 * 256 * 3 * 7168 * 2048),
 }

@@ -123,3 +123,34 @@ def test_max_sequences():
     assert max_sequences(L70, H100, n_gpu=1, T_bar=4096) == 0   # the weights alone do not fit
     with pytest.raises(ValueError):
         max_sequences(L8, H100, T_bar=0)
+
+
+def test_fp8_products_run_at_the_fp8_peak_and_attention_does_not():
+    # DeepSeek-V3's weight products are fp8 (W8A8): their FLOPs are priced at the fp8 peak, about
+    # twice bf16, while attention over the bf16 cache stays at the bf16 rate.
+    import dataclasses
+    from specdec.hardware import GPUS
+    from specdec.model_specs import MODELS
+    ds, h100 = MODELS["deepseek-v3"], GPUS["H100"]
+    as_bf16 = dataclasses.replace(ds, fp8_gemms=False)
+    for T_bar in (0, 4096):
+        fp8, bf16 = step_cost(ds, h100, 8, T_bar), step_cost(as_bf16, h100, 8, T_bar)
+        weight_fp8 = 2 * ds.n_active / (8 * h100.flops_fp8)
+        weight_bf16 = 2 * ds.n_active / (8 * h100.flops_bf16)
+        assert fp8.t_F - weight_fp8 == pytest.approx(bf16.t_F - weight_bf16)   # attention part unchanged
+        assert fp8.t_F < bf16.t_F and fp8.t_W == bf16.t_W and fp8.t_K == bf16.t_K
+    assert step_cost(ds, h100).t_F == pytest.approx(step_cost(as_bf16, h100).t_F * h100.flops_bf16 / h100.flops_fp8)
+    # A chip without fp8 units multiplies fp8 weights at its bf16 rate.
+    a100 = GPUS["A100"]
+    assert step_cost(ds, a100).t_F == step_cost(as_bf16, a100).t_F
+
+
+def test_weight_only_quantization_shrinks_t_W_not_t_F():
+    import dataclasses
+    from specdec.hardware import GPUS
+    from specdec.model_specs import MODELS
+    llama, h100 = MODELS["llama-3.1-8b"], GPUS["H100"]
+    w4 = dataclasses.replace(llama, bytes_per_weight=0.5)
+    full, quant = step_cost(llama, h100, T_bar=512), step_cost(w4, h100, T_bar=512)
+    assert quant.t_W == pytest.approx(full.t_W / 4) and quant.t_F == full.t_F and quant.t_K == full.t_K
+    assert quant.knee_batch(4) == pytest.approx(full.knee_batch(4) / 4)      # the fall comes 4x sooner
