@@ -138,7 +138,7 @@ def is_test(cell) -> bool:
     return cell.get("cell_type") == "code" and is_grade(cell) and not is_solution(cell)
 
 
-def grade_id(cell) -> str | None:
+def grade_id_of(cell) -> str | None:
     """The nbgrader id of a cell (None for an ordinary cell)."""
     return nbgrader_meta(cell).get("grade_id")
 

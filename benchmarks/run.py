@@ -34,6 +34,7 @@ from autograder.paths import CHAPTERS_DIR, chapter_names, solution_notebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))     # the tests package, for the harness
 from tests.power import run_power  # noqa: E402
+from autograder.notebooks import grade_id_of, is_grade
 
 CHAPTER_BUDGET_S = 60.0
 
@@ -89,9 +90,8 @@ def main() -> int:
             power_rows.append((f"power harness {name} ({n_bugs} wrong answers)", report.seconds,
                                CHAPTER_BUDGET_S, "solution fails!" if report.failures else ""))
         for cell in result.notebook.cells:
-            grading = cell.get("metadata", {}).get("nbgrader", {})
-            if grading.get("grade") and "assert_distribution" in cell.source:
-                chi2_rows.append((f"{name} / {grading['grade_id']}", _cell_seconds(cell) or float("nan"),
+            if is_grade(cell) and "assert_distribution" in cell.source:
+                chi2_rows.append((f"{name} / {grade_id_of(cell)}", _cell_seconds(cell) or float("nan"),
                                   CHI2_TEST_BUDGET_S, ""))
     if not args.quick:
         with tempfile.TemporaryDirectory() as tmp:

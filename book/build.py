@@ -34,6 +34,7 @@ from autograder.paths import CHAPTERS_DIR, REPO_ROOT
 
 from .executed import executed
 from .pages import book_page
+from autograder.notebooks import grade_id_of, is_solution
 
 BOOK_DIR = Path(__file__).resolve().parent
 SITE_DIR = REPO_ROOT / "build" / "book"
@@ -70,10 +71,9 @@ def _title(nb) -> str:
 def _exercises(nb) -> list[str]:
     names = []
     for cell in nb.cells:
-        meta = notebooks.nbgrader_meta(cell)
-        if cell.cell_type == "code" and meta.get("solution"):
+        if cell.cell_type == "code" and is_solution(cell):
             defs = re.findall(r"^def (\w+)\(", cell.source, re.M)
-            names += defs or [meta.get("grade_id", "")]
+            names += defs or [(grade_id_of(cell) or "")]
     return [n for n in names if n]
 
 

@@ -34,7 +34,7 @@ import re
 
 import nbformat
 
-from autograder.notebooks import nbgrader_meta
+from autograder.notebooks import is_test
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -144,10 +144,10 @@ def book_page(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             cell.source = summary_math(cell.source)
         if cell.cell_type != "code":
             continue
-        is_test = bool(nbgrader_meta(cell).get("grade")) and not nbgrader_meta(cell).get("solution")
+        test_cell = is_test(cell)
         outputs = []
         for out in cell.get("outputs", []):
-            if out.output_type == "error" and is_test:
+            if out.output_type == "error" and test_cell:
                 outputs.append(_test_cell_note(out))
             else:
                 outputs.extend(_static_outputs(out, models))

@@ -6,7 +6,7 @@ import re
 import nbformat
 
 from autograder import notebooks
-from autograder.notebooks import nbgrader_meta as meta
+from autograder.notebooks import grade_id_of, is_solution
 from autograder.paths import CHAPTERS_DIR, SOLUTIONS_DIR, chapter_names
 
 CHAPTERS = chapter_names()
@@ -28,7 +28,7 @@ def hidden_blocks(source: str) -> list[str]:
 def replace_solution(nb: nbformat.NotebookNode, grade_id: str, source: str) -> nbformat.NotebookNode:
     """A copy of `nb` whose solution cell `grade_id` holds `source` (a learner's answer)."""
     out = nbformat.from_dict(nb)
-    hits = [c for c in out.cells if meta(c).get("grade_id") == grade_id and meta(c).get("solution")]
+    hits = [c for c in out.cells if grade_id_of(c) == grade_id and is_solution(c)]
     if len(hits) != 1:
         raise KeyError(f"no single solution cell {grade_id!r}")
     hits[0].source = source

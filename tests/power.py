@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import nbformat
 
 from autograder.authoring.execute import execute
-from autograder.notebooks import nbgrader_meta as meta
+from autograder.notebooks import grade_id_of, is_grade, is_solution
 
 
 @dataclass
@@ -36,7 +36,7 @@ class PowerReport:
 
 def graded_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     """The nbgrader code cells of a notebook (setup, solution, tests), in order."""
-    return [c for c in nb.cells if c.cell_type == "code" and meta(c).get("grade_id")]
+    return [c for c in nb.cells if c.cell_type == "code" and grade_id_of(c)]
 
 
 def exercise_tests(cells) -> dict[str, list[str]]:
@@ -44,12 +44,11 @@ def exercise_tests(cells) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     current = None
     for c in cells:
-        m = meta(c)
-        if m.get("solution"):
-            current = m["grade_id"]
+        if is_solution(c):
+            current = grade_id_of(c)
             out[current] = []
-        elif m.get("grade") and current is not None:
-            out[current].append(m["grade_id"])
+        elif is_grade(c) and current is not None:
+            out[current].append(grade_id_of(c))
     return out
 
 
@@ -72,17 +71,16 @@ def _verdict(cell) -> tuple[bool, str]:
 def _replay(cells, index, wrong, upto_next_exercise: bool) -> list[nbformat.NotebookNode]:
     """Synthetic cells: the graded cells once with the solutions, then each wrong answer's replay."""
     def role(c):
-        m = meta(c)
-        return "solution" if m.get("solution") else "test" if m.get("grade") else "setup"
+        return "solution" if is_solution(c) else "test" if is_grade(c) else "setup"
 
-    solutions = [i for i, c in enumerate(cells) if meta(c).get("solution")]
-    program = [_cell(c.source, role(c), meta(c)["grade_id"]) for c in cells]
+    solutions = [i for i, c in enumerate(cells) if is_solution(c)]
+    program = [_cell(c.source, role(c), grade_id_of(c)) for c in cells]
     for grade_id, bugs in wrong.items():
         start = index[grade_id]
         stop = next((i for i in solutions if i > start), len(cells)) if upto_next_exercise else len(cells)
         for bug, source in bugs.items():
             for c in cells[start:stop]:
-                gid = meta(c)["grade_id"]
+                gid = grade_id_of(c)
                 program.append(_cell(source if gid == grade_id else c.source, role(c), gid, bug=f"{grade_id}/{bug}"))
             program.append(_cell(cells[start].source, "restore", grade_id))
     return program
@@ -95,8 +93,8 @@ def run_power(solution: nbformat.NotebookNode, wrong: dict[str, dict[str, str]])
     only the answers that pass all of those are replayed through the rest of the chapter
     (later exercises may build on this one)."""
     cells = graded_cells(solution)
-    index = {meta(c)["grade_id"]: i for i, c in enumerate(cells)}
-    missing = [g for g in wrong if g not in index or not meta(cells[index[g]]).get("solution")]
+    index = {grade_id_of(c): i for i, c in enumerate(cells)}
+    missing = [g for g in wrong if g not in index or not is_solution(cells[index[g]])]
     if missing:
         raise KeyError(f"wrong implementations name solution cells that do not exist: {missing}")
 

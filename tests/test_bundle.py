@@ -8,7 +8,8 @@ from autograder import notebooks
 from autograder.paths import REPO_ROOT
 from autograder.learner.learn import learn
 from autograder.authoring.release import LearnerWorkError, learner_work, release
-from tests.helpers import meta, solution_nb, student_nb
+from tests.helpers import solution_nb, student_nb
+from autograder.notebooks import grade_id_of
 
 CH3 = "03_acceptance_rule"
 
@@ -62,7 +63,7 @@ def test_a_pristine_release_is_not_learner_work(tmp_path):
 def test_release_never_overwrites_a_learners_work(tmp_path):
     mine = student_nb(CH3)
     for cell in mine.cells:
-        if meta(cell).get("grade_id") == "ex_tv":
+        if grade_id_of(cell) == "ex_tv":
             cell.source = "def tv(p, q):\n    return 0.5 * abs(p - q).sum(-1)   # my answer"
     path = tmp_path / f"{CH3}.ipynb"
     notebooks.write(mine, path)

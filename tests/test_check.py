@@ -3,7 +3,8 @@ import pytest
 
 from autograder import notebooks
 from autograder.learner.check import format_report, run_check, with_instructor_tests
-from tests.helpers import CHAPTERS, hidden_blocks, meta, solution_nb, student_nb
+from tests.helpers import CHAPTERS, hidden_blocks, solution_nb, student_nb
+from autograder.notebooks import grade_id_of, is_grade, is_solution
 
 pytestmark = pytest.mark.slow
 
@@ -32,10 +33,10 @@ def test_untouched_chapter_reports_not_attempted_without_revealing_hidden_tests(
 
 def test_deleted_test_cells_are_put_back():
     learner = student_nb(FIRST)
-    learner.cells = [c for c in learner.cells if not meta(c).get("grade")]
+    learner.cells = [c for c in learner.cells if not is_grade(c)]
     restored = with_instructor_tests(learner, solution_nb(FIRST))
-    want = [meta(c)["grade_id"] for c in solution_nb(FIRST).cells if meta(c).get("grade")]
-    got = [meta(c)["grade_id"] for c in restored.cells if meta(c).get("grade")]
+    want = [grade_id_of(c) for c in solution_nb(FIRST).cells if is_grade(c)]
+    got = [grade_id_of(c) for c in restored.cells if is_grade(c)]
     assert got == want
 
 
@@ -69,9 +70,9 @@ def test_check_in_the_notebook_gives_what_the_command_gives(tmp_path, monkeypatc
     log = tmp_path / "log.jsonl"
     monkeypatch.setenv(progress.ENV_VAR, str(log))
     sol = solution_nb(FIRST)
-    first_ex = next(meta(c)["grade_id"] for c in sol.cells if meta(c).get("solution"))
+    first_ex = next(grade_id_of(c) for c in sol.cells if is_solution(c))
     learner = student_nb(FIRST)
-    solved = next(c.source for c in sol.cells if meta(c).get("grade_id") == first_ex)
+    solved = next(c.source for c in sol.cells if grade_id_of(c) == first_ex)
     learner = replace_solution(learner, first_ex, solved)       # first exercise solved, the rest not
     path = tmp_path / f"{FIRST}.ipynb"
     notebooks.write(learner, path)
@@ -94,13 +95,13 @@ def test_check_in_the_notebook_says_save_first_when_the_run_version_is_not_saved
     from autograder.learner.notebook_check import check_in_notebook, report_html
 
     sol = solution_nb(FIRST)
-    first_ex = next(c for c in sol.cells if meta(c).get("solution"))
+    first_ex = next(c for c in sol.cells if is_solution(c))
     path = tmp_path / f"{FIRST}.ipynb"
     notebooks.write(student_nb(FIRST), path)                      # saved: the stub
     # The kernel ran an edited version of the exercise (the learner's new answer), not yet saved.
     result = check_in_notebook(FIRST, notebook=path, history=["import numpy as np", first_ex.source])
     assert not result.outcomes and "Save first (Ctrl+S)" in result.message
-    assert first_ex.metadata["nbgrader"]["grade_id"].removeprefix("ex_") in result.message
+    assert grade_id_of(first_ex).removeprefix("ex_") in result.message
     assert "Save first" in report_html(result)
 
 

@@ -10,7 +10,8 @@ import pytest
 from autograder import notebooks
 from autograder.grading.grade import find_submissions, grade
 from autograder.grading.statuses import is_sentence
-from tests.helpers import CHAPTERS, meta, solution_nb, student_nb
+from tests.helpers import CHAPTERS, solution_nb, student_nb
+from autograder.notebooks import grade_id_of, is_solution
 
 pytestmark = pytest.mark.slow
 
@@ -20,10 +21,10 @@ OTHER = "03_acceptance_rule"
 
 def _small_hostile_class(root):
     sol = solution_nb(FIRST)
-    last = [c for c in sol.cells if meta(c).get("solution")][-1]
+    last = [c for c in sol.cells if is_solution(c)][-1]
     looper = nbformat.from_dict(sol)
     for cell in looper.cells:
-        if meta(cell).get("grade_id") == meta(last)["grade_id"]:
+        if grade_id_of(cell) == grade_id_of(last):
             cell.source = "while True:\n    pass"
     class_ = {"correct": sol, "empty": student_nb(FIRST), "looper": looper, "wrong_chapter": solution_nb(OTHER)}
     for student, nb in class_.items():

@@ -8,7 +8,8 @@ import pytest
 from autograder import notebooks
 from autograder.errors import CourseError
 from autograder.grading.grade import find_submissions, grade
-from tests.helpers import CHAPTERS, meta, solution_nb, student_nb
+from tests.helpers import CHAPTERS, solution_nb, student_nb
+from autograder.notebooks import grade_id_of, is_solution
 
 pytestmark = pytest.mark.slow
 
@@ -24,16 +25,16 @@ def test_grade_a_class_of_chapter_one(tmp_path):
     subs = tmp_path / "subs"
     sol, stub = solution_nb(FIRST), student_nb(FIRST)
     # partial: the solution with its first exercise put back to the stub.
-    first_ex = next(c for c in stub.cells if meta(c).get("solution"))
+    first_ex = next(c for c in stub.cells if is_solution(c))
     partial = nbformat.from_dict(sol)
     for cell in partial.cells:
-        if meta(cell).get("grade_id") == meta(first_ex)["grade_id"]:
+        if grade_id_of(cell) == grade_id_of(first_ex):
             cell.source = first_ex.source
     # killer: kills its own kernel in the last exercise.
-    last_ex = [c for c in sol.cells if meta(c).get("solution")][-1]
+    last_ex = [c for c in sol.cells if is_solution(c)][-1]
     killer = nbformat.from_dict(sol)
     for cell in killer.cells:
-        if meta(cell).get("grade_id") == meta(last_ex)["grade_id"]:
+        if grade_id_of(cell) == grade_id_of(last_ex):
             cell.source = "import os\nos._exit(1)"
     for student, nb in {"correct": sol, "partial": partial, "empty": stub, "killer": killer}.items():
         (subs / student).mkdir(parents=True)
@@ -76,10 +77,10 @@ def test_one_file_per_student_layout_needs_the_chapter(tmp_path):
 
 def test_a_hanging_submission_is_interrupted_and_the_rest_still_counts(tmp_path):
     sol = solution_nb(FIRST)
-    last_ex = [c for c in sol.cells if meta(c).get("solution")][-1]
+    last_ex = [c for c in sol.cells if is_solution(c)][-1]
     hang = nbformat.from_dict(sol)
     for cell in hang.cells:
-        if meta(cell).get("grade_id") == meta(last_ex)["grade_id"]:
+        if grade_id_of(cell) == grade_id_of(last_ex):
             cell.source = "while True:\n    pass"
     (tmp_path / "subs" / "looper").mkdir(parents=True)
     notebooks.write(hang, tmp_path / "subs" / "looper" / f"{FIRST}.ipynb")

@@ -19,11 +19,12 @@ import nbformat
 import pytest
 
 from autograder import notebooks
+from autograder.notebooks import grade_id_of
 from autograder.grading.cgroups import available as cgroups_available
 from autograder.grading.feedback import hidden_lines
 from autograder.grading.sandbox import isolation_available
 from autograder.grading.statuses import is_sentence
-from tests.helpers import meta, replace_solution, solution_nb, student_nb
+from tests.helpers import replace_solution, solution_nb, student_nb
 
 pytestmark = pytest.mark.slow
 
@@ -181,7 +182,7 @@ def _with_cell(nb, source, after_grade_id=None, metadata=None):
         cell.metadata.update(metadata)
     at = len(out.cells)
     if after_grade_id:
-        at = 1 + next(i for i, c in enumerate(out.cells) if meta(c).get("grade_id") == after_grade_id)
+        at = 1 + next(i for i, c in enumerate(out.cells) if grade_id_of(c) == after_grade_id)
     out.cells.insert(at, cell)
     return out
 
@@ -202,7 +203,7 @@ def batch(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     subs, out = root / "subs", root / "grading"
     sol3, sol4 = solution_nb(CH3), solution_nb(CH4)
-    foreign = next(c for c in sol4.cells if meta(c).get("grade_id") == "ex_speculative_verify")
+    foreign = next(c for c in sol4.cells if grade_id_of(c) == "ex_speculative_verify")
     flood = "for i in range(8000):\n    print('x' * 1000)"
     class_ = {
         ("honest", CH3): sol3,
@@ -212,7 +213,7 @@ def batch(tmp_path_factory):
         ("swallower", CH3): replace_solution(sol3, "ex_acceptance_rate", SWALLOWER),
         ("looper", CH3): replace_solution(sol3, "ex_tv", LOOPER),
         ("slips", CH3): _with_cell(_with_cell(replace_solution(sol3, "ex_tv", SLIPS), flood, "ex_tv"),
-                                   foreign.source, metadata={"nbgrader": dict(meta(foreign))}),
+                                   foreign.source, metadata={"nbgrader": dict(notebooks.nbgrader_meta(foreign))}),
         ("peeker", CH3): replace_solution(sol3, "ex_tv", PEEKER),
         ("backup", CH3): sol3,
         ("filler", CH3): _with_cell(sol3, FILLER, "ex_tv"),

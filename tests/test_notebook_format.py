@@ -5,7 +5,8 @@ import pytest
 
 from autograder import notebooks
 from autograder.paths import CHAPTERS_DIR, SOLUTIONS_DIR
-from tests.helpers import CHAPTERS, hidden_blocks, meta, solution_nb, student_nb
+from tests.helpers import CHAPTERS, hidden_blocks, solution_nb, student_nb
+from autograder.notebooks import grade_id_of, is_grade, is_solution, nbgrader_meta
 
 
 def test_there_are_chapters():
@@ -36,12 +37,12 @@ def test_no_solution_or_hidden_test_text_in_student_version(name):
     text = (CHAPTERS_DIR / f"{name}.ipynb").read_text()
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
         assert marker not in text
-    student = {meta(c).get("grade_id"): c for c in student_nb(name).cells if meta(c).get("grade")}
+    student = {grade_id_of(c): c for c in student_nb(name).cells if is_grade(c)}
     all_sources = "\n".join(c.source for c in student_nb(name).cells)
     for cell in solution_nb(name).cells:
-        if not meta(cell).get("grade"):
+        if not is_grade(cell):
             continue
-        gid = meta(cell)["grade_id"]
+        gid = grade_id_of(cell)
         # The student's test cell is the instructor's with every hidden block cut out, nothing more.
         visible = re.sub(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[^\n]*", "", cell.source, flags=re.S)
         assert _code_lines(student[gid].source) == _code_lines(visible), f"{name}/{gid}: student test cell differs"
@@ -52,18 +53,18 @@ def test_no_solution_or_hidden_test_text_in_student_version(name):
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_every_exercise_has_hints_and_graded_tests(name):
     cells = solution_nb(name).cells
-    exercises = [i for i, c in enumerate(cells) if meta(c).get("solution")]
+    exercises = [i for i, c in enumerate(cells) if is_solution(c)]
     assert exercises, f"{name} has no exercise"
     for n, i in enumerate(exercises):
         end = exercises[n + 1] if n + 1 < len(exercises) else len(cells)
         following = cells[i + 1:end]
-        gid = meta(cells[i])["grade_id"]
+        gid = grade_id_of(cells[i])
         hint_cells = [c for c in following if c.cell_type == "markdown" and "<details>" in c.source]
         assert hint_cells and sum(c.source.count("<details>") for c in hint_cells) >= 2, f"{gid}: needs >= 2 hints"
-        graded = [c for c in following if meta(c).get("grade")]
+        graded = [c for c in following if is_grade(c)]
         assert graded, f"{gid}: no test cell after the exercise"
         assert any(hidden_blocks(c.source) for c in graded), f"{gid}: no hidden tests"
-        assert all(meta(c).get("points", 0) > 0 for c in graded)
+        assert all(nbgrader_meta(c).get("points", 0) > 0 for c in graded)
 
 
 @pytest.mark.parametrize("name", CHAPTERS)

@@ -4,7 +4,8 @@ import pytest
 from autograder.authoring.execute import execute
 from autograder.paths import CHAPTERS_DIR, SOLUTIONS_DIR
 from book import executed as executed_runs
-from tests.helpers import CHAPTERS, meta
+from tests.helpers import CHAPTERS
+from autograder.notebooks import is_grade
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +21,7 @@ def short_lab(monkeypatch):
 def test_solution_runs_clean(name):
     result = execute(SOLUTIONS_DIR / f"{name}.ipynb")
     assert not result.errors, f"{name}: cells raised: {result.errors}"
-    graded_stderr = [i for i in result.stderr_cells() if meta(result.notebook.cells[i]).get("grade")]
+    graded_stderr = [i for i in result.stderr_cells() if is_grade(result.notebook.cells[i])]
     assert not graded_stderr, f"{name}: test cells {graded_stderr} wrote to stderr (nbgrader scores that 0)"
     print(f"{name}: {result.seconds:.1f} s")
 
@@ -29,7 +30,7 @@ def test_solution_runs_clean(name):
 def test_student_version_fails_exactly_in_test_cells(name):
     result = execute(CHAPTERS_DIR / f"{name}.ipynb")
     failing = {i for i, _ in result.errors}
-    tests = {i for i, c in enumerate(result.notebook.cells) if meta(c).get("grade")}
+    tests = {i for i, c in enumerate(result.notebook.cells) if is_grade(c)}
     assert failing == tests, (
         f"{name}: cells that fail but are not tests: {sorted(failing - tests)}; "
         f"test cells that pass on the empty stub: {sorted(tests - failing)}; errors: {result.errors}")

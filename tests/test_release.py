@@ -4,6 +4,7 @@ import pytest
 from autograder.paths import CHAPTERS_DIR
 from autograder.authoring.release import release
 from tests.helpers import CHAPTERS
+from autograder.notebooks import grade_id_of, is_solution, is_test
 
 pytestmark = pytest.mark.slow
 
@@ -20,13 +21,13 @@ def test_release_reproduces_the_committed_chapters(tmp_path):
 def test_every_test_cell_of_a_learner_copy_lets_run_all_continue():
     """JupyterLab 4's Run All goes on past a failing cell tagged `raises-exception`: every test cell of
     every student notebook has the tag (added at release), and no other cell has it."""
-    from autograder.authoring.learner_cells import RAISES, is_test_cell
+    from autograder.authoring.learner_cells import RAISES
     from tests.helpers import student_nb
 
     for name in CHAPTERS:
         for cell in student_nb(name).cells:
             tagged = RAISES in cell.get("metadata", {}).get("tags", [])
-            assert tagged == is_test_cell(cell), f"{name}: {cell.get('id')} tagged={tagged}"
+            assert tagged == is_test(cell), f"{name}: {cell.get('id')} tagged={tagged}"
 
 
 def test_validate_still_fails_an_unsolved_tagged_chapter(tmp_path):
@@ -35,17 +36,16 @@ def test_validate_still_fails_an_unsolved_tagged_chapter(tmp_path):
     from nbgrader.validator import Validator
 
     from autograder import notebooks
-    from tests.helpers import meta, replace_solution, solution_nb, student_nb
+    from tests.helpers import replace_solution, solution_nb, student_nb
 
     name = "03_acceptance_rule"
     path = tmp_path / f"{name}.ipynb"
     notebooks.write(student_nb(name), path)
     result = Validator().validate(str(path))
-    assert len(result.get("failed", [])) == sum(1 for c in student_nb(name).cells if meta(c).get("grade")
-                                                and not meta(c).get("solution"))
+    assert len(result.get("failed", [])) == sum(1 for c in student_nb(name).cells if is_test(c))
     solved = student_nb(name)
     for cell in solution_nb(name).cells:
-        if meta(cell).get("solution") and cell.cell_type == "code":
-            solved = replace_solution(solved, meta(cell)["grade_id"], cell.source)
+        if is_solution(cell) and cell.cell_type == "code":
+            solved = replace_solution(solved, grade_id_of(cell), cell.source)
     notebooks.write(solved, path)
     assert not Validator().validate(str(path)).get("failed")

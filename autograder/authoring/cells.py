@@ -11,7 +11,8 @@ toolbar) or build cells in Python with these helpers:
     ...     hints("Start from the memory term.", "The compute term is k * B * t_F."),
     ...     tests("assert t_pass(1, 1) == 1.0", "test_t_pass_basic", points=2),
     ... ]
-    >>> [c.metadata.get("nbgrader", {}).get("grade_id") for c in cells]
+    >>> from autograder.notebooks import grade_id_of
+    >>> [grade_id_of(c) for c in cells]
     [None, 'ex_t_pass', None, 'test_t_pass_basic']
 """
 from __future__ import annotations

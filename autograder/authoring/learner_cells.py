@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import nbformat
 
-from ..notebooks import nbgrader_meta
+from ..notebooks import is_test
 
 RAISES = "raises-exception"
 CHECK_NOTE_MARK = "**How to check your work.**"
@@ -45,17 +45,12 @@ def check_cell_source(chapter: str) -> str:
             f"{CHECK_CELL_MARK}\n\ncheck_button({chapter!r})")
 
 
-def is_test_cell(cell) -> bool:
-    meta = nbgrader_meta(cell)
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
-
-
 def add_learner_cells(nb: nbformat.NotebookNode, chapter: str) -> nbformat.NotebookNode:
     """Return `nb` with its test cells tagged, the note after the first cell and the check cell at the end.
     Idempotent: a notebook that has them is returned unchanged."""
     nb = nbformat.from_dict(nb)
     for cell in nb.cells:
-        if is_test_cell(cell):
+        if is_test(cell):
             tags = list(cell.metadata.get("tags", []))
             if RAISES not in tags:
                 cell.metadata["tags"] = tags + [RAISES]

@@ -24,6 +24,7 @@ from ..notebooks import write_normalized
 from ..paths import CHAPTERS_DIR, REPO_ROOT, SOLUTIONS_DIR, chapter_names, chapter_notebook, solution_notebook
 from ..notebooks import nbgrader_meta
 from .learner_cells import add_learner_cells
+from ..notebooks import is_solution
 
 STUB_MARK = "raise NotImplementedError(\"Replace this line with your solution."
 
@@ -38,7 +39,7 @@ def learner_work(path: Path) -> str | None:
         if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
             return "it has been run (it has outputs)"
         meta = nbgrader_meta(cell)
-        if meta.get("solution") and cell.cell_type == "code" and STUB_MARK not in cell.source:
+        if is_solution(cell) and cell.cell_type == "code" and STUB_MARK not in cell.source:
             return f"the exercise cell {meta.get('grade_id')} has been edited"
     return None
 

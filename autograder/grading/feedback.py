@@ -28,7 +28,7 @@ import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..notebooks import nbgrader_meta
+from ..notebooks import is_grade, is_locked
 
 _HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*", re.S)
 _BLOCK = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.S)
@@ -93,8 +93,7 @@ def learner_counts(nb) -> set[int]:
     """Execution counts of the learner's own cells (solution cells and cells they added)."""
     counts = set()
     for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and cell.get("execution_count") and not (meta.get("locked") or meta.get("grade")):
+        if cell.cell_type == "code" and cell.get("execution_count") and not (is_locked(cell) or is_grade(cell)):
             counts.add(int(cell.execution_count))
     return counts
 
@@ -106,13 +105,12 @@ def scrub(nb, hidden: set[str] | None = None):
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        meta = nbgrader_meta(cell)
-        if meta.get("grade") or meta.get("locked"):
+        if is_grade(cell) or is_locked(cell):
             cell.source = strip_hidden(cell.source)
         for output in cell.get("outputs", []):
             kind = output.get("output_type")
             if kind == "error":
-                if meta.get("grade") or meta.get("locked"):
+                if is_grade(cell) or is_locked(cell):
                     output["traceback"] = learner_traceback(output, mine)
                 output["traceback"] = [redact(t, hidden) for t in output.get("traceback", [])]
                 output["evalue"] = redact(str(output.get("evalue", "")), hidden)

@@ -59,6 +59,7 @@ from .settings import GradingSettings
 from .statuses import failure_status, graded_status
 from .submissions import (Submission, find_submissions, sanitize, unreadable_reason,  # noqa: F401  (grade's API)
                           wrong_chapter_reason)
+from ..notebooks import grade_id_of, is_grade
 
 
 @dataclass
@@ -75,8 +76,8 @@ class Result:
 
 
 def _max_points(source) -> dict[str, float]:
-    return {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c).get("points", 0)) for c in source.cells
-            if nbgrader_meta(c).get("grade")}
+    return {grade_id_of(c): float(nbgrader_meta(c).get("points", 0)) for c in source.cells
+            if is_grade(c)}
 
 
 def _collect(course: CourseDir, subs: list[Submission], errors: dict, extra_notes: dict) -> list[Result]:

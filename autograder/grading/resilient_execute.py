@@ -42,6 +42,7 @@ from ..notebooks import nbgrader_meta
 from .outputs import cap_outputs, error_output, merge_streams
 from .sandbox import SandboxedKernelManager, default_hidden
 from .settings import GradingSettings
+from ..notebooks import grade_id_of, is_grade, is_locked, is_solution
 
 _INTEGRITY = "__import__('autograder.integrity', fromlist=['_'])."
 STDERR_RULE = ("Note: this test cell wrote to stderr, and a test cell with output on stderr scores 0 "
@@ -158,8 +159,7 @@ class ResilientExecute(Execute):
             self._fresh_kernel()
             self._install_guard()
             for j, cell in enumerate(self.nb.cells[:upto]):
-                meta = nbgrader_meta(cell)
-                wanted = meta.get("solution") or (meta.get("locked") and not meta.get("grade"))
+                wanted = is_solution(cell) or (is_locked(cell) and not is_grade(cell))
                 if cell.cell_type != "code" or not wanted or j in self._bad_cells or not cell.source.strip():
                     continue
                 replay = copy.deepcopy(cell)
@@ -175,9 +175,8 @@ class ResilientExecute(Execute):
 
     def _guarded(self, cell, index, run):
         """Run `run()` for `cell`, repairing the kernel around locked cells."""
-        meta = nbgrader_meta(cell)
-        locked = bool(meta.get("locked") or meta.get("grade"))
-        graded = bool(meta.get("grade"))
+        locked = bool(is_locked(cell) or is_grade(cell))
+        graded = is_grade(cell)
         repairs = []
         if self.guard and locked:
             self._install_guard()
@@ -191,7 +190,7 @@ class ResilientExecute(Execute):
         if self.guard and locked:
             self._kernel_eval(_INTEGRITY + "after_locked()")
         if repairs:
-            name = meta.get("grade_id", f"cell {index}")
+            name = (grade_id_of(cell) or f"cell {index}")
             self.record.repairs.append((name, repairs))
         return result, repairs
 
@@ -229,13 +228,12 @@ class ResilientExecute(Execute):
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code":
             return cell, resources
-        meta = nbgrader_meta(cell)
-        if meta.get("solution"):
-            self._exercise = meta.get("grade_id")
+        if is_solution(cell):
+            self._exercise = grade_id_of(cell)
         if self._gave_up:
             cell.outputs = [self._failed(cell, "KernelDied", self._gave_up)]
             return cell, self.resources
-        if meta.get("grade") and self._exercise in self._timed_out_exercises:
+        if is_grade(cell) and self._exercise in self._timed_out_exercises:
             cell.outputs = [self._failed(cell, "TimeoutError", (
                 f"not run: an earlier cell of this exercise ({self._exercise}) ran past the {self.timeout} s "
                 f"limit, so this test would too; it scores 0 without waiting"))]
@@ -275,7 +273,7 @@ class ResilientExecute(Execute):
             self._incident(cell, " ".join(text.split())[:300])
         if timed_out is not None:
             self._incident(cell, f"{timed_out.ename}: {timed_out.evalue[:160]}")
-        if meta.get("grade") and any(o.get("output_type") == "stream" and o.get("name") == "stderr"
+        if is_grade(cell) and any(o.get("output_type") == "stream" and o.get("name") == "stderr"
                                      for o in cell.outputs) \
                 and not any(o.get("output_type") == "error" for o in cell.outputs):
             cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=STDERR_RULE + "\n"))

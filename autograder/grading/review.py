@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from ..notebooks import grade_id_of, is_grade, is_locked, is_solution
+
 PATTERNS = [
     r"get_ipython", r"input_transformer", r"ast_transformers", r"\.events\b", r"sys\.modules",
     r"linecache", r"\binspect\b", r"_getframe", r"\bf_back\b", r"\bf_globals\b", r"\bf_locals\b", r"\bIn\s*\[",
@@ -38,15 +40,12 @@ def suspicious_lines(source: str) -> list[str]:
 
 def review_notebook(nb) -> list[str]:
     """'cell: line N: text' for the student's own code cells of a notebook (not the locked ones)."""
-    from ..notebooks import nbgrader_meta
-
     notes = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        meta = nbgrader_meta(cell)
-        if meta.get("locked") or meta.get("grade"):
+        if is_locked(cell) or is_grade(cell):
             continue
-        where = meta.get("grade_id") if meta.get("solution") else f"cell {index}"
+        where = grade_id_of(cell) if is_solution(cell) else f"cell {index}"
         notes += [f"{where} {hit}" for hit in suspicious_lines(cell.source)]
     return notes

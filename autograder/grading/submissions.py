@@ -16,6 +16,7 @@ from ..errors import CourseError
 from ..notebooks import nbgrader_meta
 from ..paths import chapter_names, solution_notebook
 from .statuses import unreadable_status, wrong_chapter_status
+from ..notebooks import grade_id_of, is_solution
 
 _ID_OK = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -123,12 +124,12 @@ def unreadable_reason(path: Path) -> str | None:
 @functools.lru_cache(maxsize=None)
 def _solution_ids(chapter: str) -> frozenset:
     nb = nbformat.read(str(solution_notebook(chapter)), as_version=4)
-    return frozenset(nbgrader_meta(c)["grade_id"] for c in nb.cells if nbgrader_meta(c).get("solution"))
+    return frozenset(grade_id_of(c) for c in nb.cells if is_solution(c))
 
 
 def wrong_chapter_reason(nb, chapter: str) -> str | None:
     """A status naming the chapter whose exercises `nb` holds when it holds none of `chapter`'s, else None."""
-    ids = {nbgrader_meta(c).get("grade_id") for c in nb.cells} - {None}
+    ids = {grade_id_of(c) for c in nb.cells} - {None}
     if ids & _solution_ids(chapter):
         return None
     holds = max(chapter_names(), key=lambda other: len(ids & _solution_ids(other)))
@@ -140,12 +141,12 @@ def wrong_chapter_reason(nb, chapter: str) -> str | None:
 def sanitize(nb, source) -> tuple[nbformat.NotebookNode, list[str]]:
     """A copy of a submission nbgrader can grade: cells whose `grade_id` the chapter does not have
     (copied from another chapter), or that repeat an id, become ordinary cells. Returns the notes."""
-    known = {nbgrader_meta(c).get("grade_id") for c in source.cells} - {None}
+    known = {grade_id_of(c) for c in source.cells} - {None}
     out = nbformat.from_dict(nb)
     notes, seen = [], set()
     for cell in out.cells:
         meta = nbgrader_meta(cell)
-        gid = meta.get("grade_id")
+        gid = grade_id_of(cell)
         if not meta:
             continue
         if gid not in known or gid in seen:

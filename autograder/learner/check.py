@@ -33,8 +33,8 @@ from ..grading.feedback import notebook_hidden_lines, scrub
 from ..grading.pipeline import SCORE_PREPROCESSORS
 from ..grading.settings import GradingSettings
 from ..grading.submissions import sanitize
-from ..notebooks import nbgrader_meta
 from ..paths import chapter_names, in_bundle, reference_notebook_path, resolve_chapter
+from ..notebooks import grade_id_of, is_grade, is_locked, is_solution
 
 # What runs on the notebook once its test cells are the instructor's: grading's own list.
 PREPROCESSORS = tuple(SCORE_PREPROCESSORS)
@@ -58,27 +58,27 @@ class TestOutcome:
 def with_instructor_tests(learner: nbformat.NotebookNode, solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The learner's notebook with every locked/test cell replaced by the instructor's
     version; test cells the learner deleted are put back after the preceding cell."""
-    reference = {nbgrader_meta(c)["grade_id"]: c for c in solution.cells
-                 if nbgrader_meta(c).get("grade_id") and (nbgrader_meta(c).get("grade")
-                                                           or nbgrader_meta(c).get("locked"))
-                 and not nbgrader_meta(c).get("solution")}
+    reference = {grade_id_of(c): c for c in solution.cells
+                 if grade_id_of(c) and (is_grade(c)
+                                                           or is_locked(c))
+                 and not is_solution(c)}
     out = nbformat.from_dict(learner)
     seen = set()
     cells = []
     for cell in out.cells:
-        gid = nbgrader_meta(cell).get("grade_id")
+        gid = grade_id_of(cell)
         if gid in reference and gid not in seen:
             cells.append(nbformat.from_dict(reference[gid]))
             seen.add(gid)
         elif gid not in reference:
             cells.append(cell)
     # Put back missing reference cells right after the cell that precedes them in the solution.
-    order = [nbgrader_meta(c).get("grade_id") for c in solution.cells]
+    order = [grade_id_of(c) for c in solution.cells]
     for gid in [g for g in order if g in reference and g not in seen]:
         prev_ids = order[:order.index(gid)]
         pos = len(cells)
         for i, cell in enumerate(cells):
-            if nbgrader_meta(cell).get("grade_id") in prev_ids:
+            if grade_id_of(cell) in prev_ids:
                 pos = i + 1
         cells.insert(pos, nbformat.from_dict(reference[gid]))
     out.cells = cells
@@ -92,11 +92,11 @@ def identify_chapter(path: Path, learner: nbformat.NotebookNode) -> str:
         return resolve_chapter(path.stem)
     except CourseError:
         pass
-    ids = {nbgrader_meta(c).get("grade_id") for c in learner.cells} - {None}
+    ids = {grade_id_of(c) for c in learner.cells} - {None}
     best, best_overlap = None, 0
     for name in chapter_names():
         sol = notebooks.read(reference_notebook_path(name))
-        overlap = len(ids & {nbgrader_meta(c).get("grade_id") for c in sol.cells})
+        overlap = len(ids & {grade_id_of(c) for c in sol.cells})
         if overlap > best_overlap:
             best, best_overlap = name, overlap
     if best is None:
@@ -148,12 +148,11 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
     outcomes = []
     exercise = "setup"
     for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if meta.get("solution"):
-            exercise = meta.get("grade_id", exercise)
-        if meta.get("grade") and cell.cell_type == "code":
+        if is_solution(cell):
+            exercise = (grade_id_of(cell) or exercise)
+        if is_grade(cell) and cell.cell_type == "code":
             score, max_score = determine_grade(cell)
-            outcomes.append(TestOutcome(meta["grade_id"], exercise, float(score or 0), float(max_score),
+            outcomes.append(TestOutcome(grade_id_of(cell), exercise, float(score or 0), float(max_score),
                                         "" if score == max_score else _failure_message(cell)))
     return outcomes, elapsed
 

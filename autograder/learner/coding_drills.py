@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import progress
+from ..notebooks import grade_id_of, is_grade, is_locked, is_solution, nbgrader_meta
 from ..errors import CourseError
 from ..paths import drills_notebook
 
@@ -49,10 +50,6 @@ class CodingDrill:
     tests: list[tuple[str, float, str]] = field(default_factory=list)     # (grade_id, points, source)
 
 
-def _meta(cell: dict) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def _source(cell: dict) -> str:
     src = cell.get("source", "")
     return "".join(src) if isinstance(src, list) else src
@@ -66,15 +63,15 @@ def load_drills(path: Path | None = None) -> dict[str, CodingDrill]:
     current: CodingDrill | None = None
     statement, clock = "", ""
     for cell in cells:
-        meta, src = _meta(cell), _source(cell)
+        meta, src = nbgrader_meta(cell), _source(cell)
         if cell["cell_type"] == "markdown":
             if src.lstrip().startswith("### Exercise"):
                 statement = src
             continue
         if "start_drill(" in src and not meta:
             clock = src
-        if meta.get("solution") and meta.get("grade_id", "").startswith(_PREFIX):
-            name = meta["grade_id"][len(_PREFIX):]
+        if is_solution(cell) and (grade_id_of(cell) or "").startswith(_PREFIX):
+            name = grade_id_of(cell)[len(_PREFIX):]
             title = statement.splitlines()[0].lstrip("# ").strip() if statement else name
             minutes = re.search(r"suggested time (\d+) minutes", title)
             topic = re.search(r'topic="([^"]+)"', clock)
@@ -85,9 +82,9 @@ def load_drills(path: Path | None = None) -> dict[str, CodingDrill]:
                                   topic.group(1) if topic else name, chapter.group(1) if chapter else "13",
                                   statement, head + "\n    raise NotImplementedError\n", list(setup_so_far))
             drills[name] = current
-        elif meta.get("grade") and current is not None:
-            current.tests.append((meta["grade_id"], float(meta.get("points", 0)), src))
-        elif meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
+        elif is_grade(cell) and current is not None:
+            current.tests.append((grade_id_of(cell), float(meta.get("points", 0)), src))
+        elif is_locked(cell) and not is_grade(cell) and not is_solution(cell):
             setup_so_far.append(src)
             if current is not None:
                 current.setup.append(src)

@@ -100,13 +100,13 @@ def check_in_notebook(chapter: str, notebook: str | Path | None = None, history:
                       timeout: int = 120, record: bool = True) -> NotebookCheck:
     """Grade the saved notebook of `chapter` as `python -m autograder check` does; record the result."""
     from .. import notebooks
-    from ..notebooks import nbgrader_meta
+    from ..notebooks import grade_id_of, is_solution
     from ..paths import in_bundle
     from .check import BUNDLE_NOTE, _record, run_check
 
     path = notebook_path(chapter, notebook)
-    saved = {nbgrader_meta(c)["grade_id"]: c.source for c in notebooks.read(path).cells
-             if c.cell_type == "code" and nbgrader_meta(c).get("solution")}
+    saved = {grade_id_of(c): c.source for c in notebooks.read(path).cells
+             if c.cell_type == "code" and is_solution(c)}
     stale = unsaved_exercises(saved, _history() if history is None else history)
     if stale:
         names = ", ".join(s.removeprefix("ex_") for s in stale)

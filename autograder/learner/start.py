@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import notebooks, progress
-from ..notebooks import nbgrader_meta
+from ..notebooks import grade_id_of, is_solution
 from ..paths import START_PAGE_NAME, in_bundle, student_chapter_names, student_notebook_path
 
 START_PAGE = START_PAGE_NAME
@@ -59,8 +59,8 @@ def chapter_entry(name: str) -> ChapterEntry:
     title = first.splitlines()[0].lstrip("# ").strip() if first else name
     exercises = []
     for cell in nb.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id", "")
-        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution") and grade_id not in exercises:
+        grade_id = grade_id_of(cell)
+        if cell.cell_type == "code" and is_solution(cell) and grade_id not in exercises:
             exercises.append(grade_id)
     exercises = [f"`{g.removeprefix('ex_')}`" for g in exercises]
     return ChapterEntry(name, title, goals(first), exercises)
