@@ -81,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from .authoring.execute import main as run
     try:
+        if args.command in ("grade", "check"):
+            # Refuse in one sentence before any student's row can become an internal error.
+            from .grading.preflight import preflight
+            preflight(f"{args.command}")
         return run(args)
     except CourseError as err:       # a problem the user can fix: its message, exit code 1
         raise SystemExit(str(err)) from None

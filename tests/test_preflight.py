@@ -1,0 +1,77 @@
+"""Preflight: `grade` and `check` refuse to start, in one sentence, when a pinned package is missing
+or the course's nbgrader config cannot import `autograder` (nbgrader would carry on with its defaults)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.errors import CourseError
+from autograder.grading import preflight as pf
+from autograder.paths import NBGRADER_CONFIG, REPO_ROOT
+
+# Hides one installed distribution from importlib.metadata, as if pip had never installed it.
+HIDE = """import importlib.metadata as _m
+_real = _m.distributions
+def _distributions(**kw):
+    return (d for d in _real(**kw) if (d.metadata['Name'] or '').lower() != 'sphinx-mathjax-offline')
+_m.distributions = _distributions
+"""
+
+
+def test_this_environment_passes():
+    assert pf.environment_problem() is None
+    assert pf.config_problem_here() is None
+
+
+def test_a_missing_pinned_package_is_named(tmp_path):
+    pins = tmp_path / "constraints.txt"
+    pins.write_text("# pinned\nnumpy==2.4.6\nsphinx-mathjax-offline==0.0.2\nno-such-package-xyz==1.0\n")
+    with pytest.raises(CourseError) as err:
+        pf.preflight("grade", config=None, constraints=pins)
+    msg = str(err.value)
+    assert msg.startswith("grade refused to start: the course environment") and "\n" not in msg
+    assert "no-such-package-xyz==1.0 (not installed)" in msg and "numpy" not in msg
+    assert "./course setup" in msg
+
+
+def test_a_package_at_another_version_is_named():
+    assert pf.missing_pins({"numpy": "1.0.0"}, {"numpy": "2.4.6"}) == ["numpy==1.0.0 (2.4.6 installed)"]
+
+
+def test_grade_refuses_before_grading_when_a_package_is_missing(tmp_path):
+    """The real command, with one pinned package hidden: one sentence, exit 1, no course folder."""
+    (tmp_path / "hide").mkdir()
+    (tmp_path / "hide" / "sitecustomize.py").write_text(HIDE)
+    subs = tmp_path / "subs" / "alice"
+    subs.mkdir(parents=True)
+    (subs / "02_greedy_speculation.ipynb").write_text("{}")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "hide"))
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(tmp_path / "subs"),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env,
+                          cwd=REPO_ROOT, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "sphinx-mathjax-offline==0.0.2 (not installed)" in lines[0], proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_config_that_cannot_import_autograder_is_refused(tmp_path):
+    """A folder on PYTHONPATH shadows the course with a broken `autograder`: the course config
+    fails in a fresh interpreter, and preflight says so instead of nbgrader's silent fall-back."""
+    shadow = tmp_path / "shadow" / "autograder"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('autograder is not installed here')\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "shadow"))
+    problem = pf.config_problem(NBGRADER_CONFIG, env=env)
+    assert problem and "does not load" in problem and "autograder is not installed here" in problem
+    assert "no sandbox" in problem and "\n" not in problem
+    assert pf.config_problem(NBGRADER_CONFIG) is None       # the same config loads in this environment
+
+
+def test_check_refuses_a_config_that_does_not_load(tmp_path):
+    config = tmp_path / "nbgrader_config.py"
+    config.write_text("c = get_config()\nimport autograder_missing_module\n")
+    with pytest.raises(CourseError, match=r"^check refused to start: the nbgrader config .*autograder_missing_module"):
+        pf.preflight("check", config=config, constraints=tmp_path / "none.txt")
