@@ -114,7 +114,7 @@ def trim(cache: PagedKVCache, seq: Hashable, new_length: int) -> None:
     """Keep the first new_length entries of seq; blocks holding none of them go back to
     the free list (so afterwards the table has exactly ceil(new_length / block_size) blocks)."""
     if not 0 <= new_length <= cache.lengths[seq]:
-        raise ValueError(f"new_length must lie in 0..{cache.lengths[seq]} for {seq!r}, got {new_length}")
+        raise ValueError(f"new_length must lie in 0..{cache.lengths[seq]} for sequence {seq!r}, got {new_length}")
     keep = -(-new_length // cache.block_size)
     table = cache.tables[seq]
     while len(table) > keep:

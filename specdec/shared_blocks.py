@@ -48,7 +48,7 @@ def trim_shared(cache: PagedKVCache, refs: dict, seq: Hashable, new_length: int)
     """Keep the first new_length entries of seq; each block leaving its table loses one
     reference, and returns to the free list only when its count reaches zero."""
     if not 0 <= new_length <= cache.lengths[seq]:
-        raise ValueError(f"new_length must lie in 0..{cache.lengths[seq]} for {seq!r}, got {new_length}")
+        raise ValueError(f"new_length must lie in 0..{cache.lengths[seq]} for sequence {seq!r}, got {new_length}")
     keep = -(-new_length // cache.block_size)
     table = cache.tables[seq]
     while len(table) > keep:

@@ -64,7 +64,7 @@ def test_reserve_fails_atomically_and_trim_checks():
     reserve(cache, "a", 3)
     for _ in range(3):
         cache.append("a", np.zeros(D), np.zeros(D))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"0\.\.3 for sequence 'a', got 4"):
         trim(cache, "a", 4)
     trim(cache, "a", 0)
     assert cache.tables["a"] == [] and sorted(cache.free) == [0, 1]
@@ -202,7 +202,7 @@ def test_trim_shared_frees_a_block_only_at_count_zero_and_checks_its_length():
     assert cache.tables["a"] == [] and sorted(cache.free) == [0, 1, 2, 3] and shared_problems(cache, refs) == []
     trim_shared(cache, refs, "b", 1)
     assert refs == {cache.tables["b"][0]: 1} and len(cache.free) == 5
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"0\.\.1 for sequence 'b', got 2"):
         trim_shared(cache, refs, "b", 2)
 
 

@@ -22,12 +22,21 @@ pytestmark = pytest.mark.slow
 DELEGATION_FORMS = ("delegate_same_object", "delegate_thin_wrapper", "delegate_through_module")
 
 
-def _wrong(name):
+def _module(name):
     try:
-        module = importlib.import_module(f"tests.wrong_implementations.ch{name[:2]}")
+        return importlib.import_module(f"tests.wrong_implementations.ch{name[:2]}")
     except ModuleNotFoundError:
-        return {}
-    return module.WRONG
+        return None
+
+
+def _wrong(name):
+    module = _module(name)
+    return module.WRONG if module else {}
+
+
+def _messages(name):
+    """chNN.MESSAGES: {"exercise/bug": words the learner must read}, for the misconceptions a test names."""
+    return getattr(_module(name), "MESSAGES", {})
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
@@ -56,6 +65,13 @@ def test_every_wrong_implementation_loses_points(name):
             whys = [report.messages[(ex, bug)][t] for t in report.exercise_tests[ex]]
             assert any("course library" in why for why in whys), (
                 f"{name}: {ex}/{bug} fails, but no test cell says it delegates to the library: {whys}")
+    for key, words in _messages(name).items():
+        ex, bug = key.split("/", 1)
+        assert (ex, bug) in report.bugs, f"{name}: MESSAGES names {key}, which is not in WRONG"
+        whys = report.messages[(ex, bug)]
+        assert any(words in why for why in whys.values()), (
+            f"{name}: {key} must meet a message containing {words!r}; its failing cells said: "
+            f"{ {t: w for t, w in whys.items() if w} }")
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
