@@ -6,24 +6,23 @@ assertion message is cut off at the box's edge). `make_offline` rewrites a rende
 
 * the CDN script and its MathJax 2 configuration give way to MathJax 3 (`tex-svg.js`, one
   self-contained file from the pinned `sphinx-mathjax-offline` package, also used by the book),
-  placed beside the page (a hard link where possible), so the feedback folder a student
-  receives carries its own renderer;
+  inlined into the page: `nbgrader release_feedback` hands a student only the `*.html` files,
+  so a renderer placed beside the page never arrived (about 2 MB a page; SVG output needs no
+  font files, so nothing else is fetched);
 * outputs wrap (`white-space: pre-wrap`), breaking a long word only when it must.
 
     >>> page = '<head><script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js"> </script></head>'
-    >>> out = rewrite(page)
-    >>> "cdnjs" in out, MATHJAX_FILE in out, "pre-wrap" in out
-    (False, True, True)
+    >>> out = rewrite(page, mathjax="/* MathJax */")
+    >>> "cdnjs" in out, "/* MathJax */" in out, "pre-wrap" in out, "src=" in out
+    (False, True, True, False)
 """
 from __future__ import annotations
 
+import functools
 import importlib.metadata
-import os
 import re
-import shutil
 from pathlib import Path
 
-MATHJAX_FILE = "mathjax-tex-svg.js"
 _CDN = re.compile(r'<script[^>]*src="https?://[^"]*mathjax[^"]*"[^>]*>\s*</script>', re.I)
 _V2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S)
 _HEAD_END = "</head>"
@@ -35,7 +34,7 @@ window.MathJax = {{
   svg: {{fontCache: 'global'}}
 }};
 </script>
-<script defer src="{MATHJAX_FILE}"></script>
+<script id="course-mathjax">@MATHJAX@</script>
 <style>
 /* Long messages wrap instead of running off the edge of their box. */
 div.output_area pre, div.output_subarea pre, .jp-OutputArea-output pre, div.output_text pre {{
@@ -51,21 +50,23 @@ def mathjax_source() -> Path:
     return Path(dist.locate_file("sphinx-mathjax-offline/static/mathjax/tex-svg.js"))
 
 
-def rewrite(page: str) -> str:
-    """The page's HTML with the CDN MathJax replaced by the bundled one and wrapping outputs."""
-    page = _V2_CONFIG.sub("", _CDN.sub("", page))
-    if HEAD in page:
+@functools.lru_cache(maxsize=1)
+def mathjax_script() -> str:
+    """The bundled MathJax, safe inside an inline `<script>` (no `</script` can end it early)."""
+    return mathjax_source().read_text(encoding="utf-8").replace("</script", "<\\/script")
+
+
+def rewrite(page: str, mathjax: str | None = None) -> str:
+    """The page's HTML with the CDN MathJax replaced by the bundled one (inline) and wrapping
+    outputs; `mathjax` is the script to inline (default: the bundled file)."""
+    if 'id="course-mathjax"' in page:
         return page
-    return page.replace(_HEAD_END, HEAD + _HEAD_END, 1) if _HEAD_END in page else HEAD + page
+    head = HEAD.replace("@MATHJAX@", mathjax_script() if mathjax is None else mathjax)
+    page = _V2_CONFIG.sub("", _CDN.sub("", page))
+    return page.replace(_HEAD_END, head + _HEAD_END, 1) if _HEAD_END in page else head + page
 
 
 def make_offline(html: Path) -> None:
-    """Rewrite the feedback page `html` in place and put MathJax beside it."""
+    """Rewrite the feedback page `html` in place: it then typesets its math with nothing beside it."""
     html = Path(html)
     html.write_text(rewrite(html.read_text(encoding="utf-8")), encoding="utf-8")
-    dest = html.parent / MATHJAX_FILE
-    if not dest.exists():
-        try:
-            os.link(mathjax_source(), dest)
-        except OSError:
-            shutil.copyfile(mathjax_source(), dest)

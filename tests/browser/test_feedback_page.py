@@ -1,13 +1,14 @@
-"""A feedback page opened offline in Chromium: math typeset by the bundled MathJax, long messages wrapped.
+"""A feedback page opened offline in Chromium, alone in its folder as a student receives it: math typeset by the bundled MathJax, long messages wrapped.
 
 The page is rendered with nbgrader's own feedback template (which loads MathJax from a CDN) and rewritten by `autograder.grading.offline_page`; every request
 that is not a local file is refused, as on a machine with no network."""
+import re
 from pathlib import Path
 
 import nbformat
 from nbconvert import HTMLExporter
 
-from autograder.grading.offline_page import MATHJAX_FILE, make_offline
+from autograder.grading.offline_page import make_offline
 
 MATHJAX_DONE_JS = """() => window.MathJax && MathJax.startup && MathJax.startup.promise
   ? MathJax.startup.promise.then(() => true) : false"""
@@ -32,17 +33,26 @@ def _page(tmp_path):
     page = tmp_path / "feedback.html"
     page.write_text(body, encoding="utf-8")
     make_offline(page)
-    return page
+    # What nbgrader release_feedback hands a student: the page alone, in a folder of its own.
+    alone = tmp_path / "released" / "feedback.html"
+    alone.parent.mkdir()
+    alone.write_bytes(page.read_bytes())
+    return alone
 
 
 def test_feedback_math_renders_offline_and_messages_wrap(tmp_path, chromium):
     page_file = _page(tmp_path)
-    assert (tmp_path / MATHJAX_FILE).is_file() and "cdnjs" not in page_file.read_text()
+    html = page_file.read_text()
+    assert "cdnjs" not in html and list(page_file.parent.iterdir()) == [page_file]
+    # It references nothing beside it: no script, stylesheet or image by a relative address.
+    assert not re.findall(r'<(?:script|img|link)[^>]+(?:src|href)="(?!data:|https?:|#)[^"]*"', html)
     context = chromium.new_context(viewport={"width": 900, "height": 700})
     refused = []
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
                   else (refused.append(route.request.url), route.abort()))
     page = context.new_page()
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
     page.goto(page_file.as_uri())
     page.wait_for_function(MATHJAX_DONE_JS, timeout=30_000)
     assert page.locator("mjx-container").count() == 2 and page.locator("mjx-merror").count() == 0
@@ -52,4 +62,5 @@ def test_feedback_math_renders_offline_and_messages_wrap(tmp_path, chromium):
     assert overflow and max(overflow) <= 1, overflow
     assert "got something else" in page.inner_text("body")
     assert not refused, refused
+    assert not [r for r in requested if not r.startswith(page_file.as_uri())], requested
     context.close()
