@@ -34,6 +34,8 @@ from typing import Hashable, Iterable, Mapping, Sequence
 import numpy as np
 from scipy import stats as _scipy_stats
 
+from specdec.checks import paired_rows, scalar_or_array
+
 P_FAIL = 1e-6          # a correct sampler fails a test with probability below this
 MIN_EXPECTED = 5.0     # cells expected fewer times than this are pooled
 _PROB_ATOL = 1e-9      # how far from 1 a probability table may sum
@@ -173,12 +175,9 @@ def total_variation(p: np.ndarray, q: np.ndarray) -> np.ndarray | float:
     >>> float(total_variation(np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.6, 0.2])))
     0.3
     """
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    p, q = paired_rows(p, q)
     out = 0.5 * np.abs(p - q).sum(axis=-1)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def empirical_tv(observed: Mapping[Hashable, int], expected: Mapping[Hashable, float] | Sequence[float]) -> float:

@@ -18,6 +18,17 @@ integers are accepted because arrays hand them out.
     ValueError: n_gpu must be a GPU count in 1..8, got 9
     >>> check_number(0.5, "t_W")
     0.5
+
+Functions that take a value or an array answer in kind: a float for a scalar input, an array otherwise.
+
+    >>> scalar_or_array(np.float64(2.5)), scalar_or_array(np.array([1, 2]), int)
+    (2.5, array([1, 2]))
+    >>> paired_rows([0.5, 0.5], [1.0, 0.0])[1]
+    array([1., 0.])
+    >>> paired_rows([0.5, 0.5], [1.0, 0.0, 0.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: p and q must have the same shape, got (2,) and (3,)
 """
 from __future__ import annotations
 
@@ -52,3 +63,21 @@ def check_number(value, name: str, *, must: str = "a number") -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, NUMBER_TYPES):
         raise ValueError(f"{name} must be {must}, got {value!r}")
     return float(value)
+
+
+def scalar_or_array(out, kind=float):
+    """`out` as a Python `kind` (float or int) when it is 0-dimensional, else the array itself:
+    a function called with one setting returns a number, with a grid of settings an array."""
+    out = np.asarray(out)
+    return kind(out) if out.ndim == 0 else out
+
+
+def paired_rows(p, q, names: tuple[str, str] = ("p", "q")) -> tuple[np.ndarray, np.ndarray]:
+    """`p` and `q` as float arrays of one shape (rows of distributions along the last axis), or a
+    ValueError naming both shapes: comparing a target row with a draft row of another vocabulary
+    is always a caller's mistake."""
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if p.shape != q.shape:
+        raise ValueError(f"{names[0]} and {names[1]} must have the same shape, got {p.shape} and {q.shape}")
+    return p, q

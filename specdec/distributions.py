@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks import paired_rows, scalar_or_array
+
 _SUM_ATOL = 1e-6
 
 
@@ -71,10 +73,7 @@ def residual(p, q) -> np.ndarray:
     When p == q the residual is undefined (it is never sampled: every draft is kept);
     we return p there so callers always get a valid distribution.
     """
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    p, q = paired_rows(p, q)
     r = np.maximum(p - q, 0.0)
     total = r.sum(axis=-1, keepdims=True)
     safe = total > 1e-12
@@ -83,12 +82,9 @@ def residual(p, q) -> np.ndarray:
 
 def acceptance_probability(p, q) -> np.ndarray | float:
     """alpha = sum_x min(p(x), q(x)) = 1 - TV(p, q), one value per row."""
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    p, q = paired_rows(p, q)
     out = np.minimum(p, q).sum(axis=-1)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def nucleus(p, top_p: float) -> np.ndarray:
@@ -130,9 +126,8 @@ def kl_divergence(p, q) -> np.ndarray | float:
     """
     p = validate_distribution(p, "p")
     q = validate_distribution(q, "q")
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    p, q = paired_rows(p, q)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)     # (..., V)
     out = terms.sum(axis=-1)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
