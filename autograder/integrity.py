@@ -157,16 +157,28 @@ def install() -> None:
 
 
 def restore() -> list[str]:
-    """Put back everything `snapshot` recorded; return a description of each repair."""
+    """Put back everything `snapshot` recorded; return a description of each repair. Hooks go
+    first: a trace or profile hook would otherwise watch (and could undo) the repairs below."""
     if not _state:
         return []
-    repaired: list[str] = []
+    return (_restore_hooks() + _restore_modules() + _restore_classes() + _restore_functions()
+            + _restore_shell())
+
+
+def _restore_hooks() -> list[str]:
+    repaired = []
     if sys.gettrace() is not None or sys.getprofile() is not None:
         repaired.append("a trace/profile hook was set")
     sys.settrace(None)
     sys.setprofile(None)
     threading.settrace(None)
     threading.setprofile(None)
+    return repaired
+
+
+def _restore_modules() -> list[str]:
+    """sys.modules entries, then every recorded module attribute."""
+    repaired = []
     for name, mod in _state["sys_modules"].items():
         if sys.modules.get(name) is not mod:
             sys.modules[name] = mod
@@ -184,6 +196,12 @@ def restore() -> list[str]:
                     continue
                 if not _from_installed_library(now):
                     repaired.append(f"{name}.{key} replaced")
+    return repaired
+
+
+def _restore_classes() -> list[str]:
+    """Class members replaced or added since the snapshot."""
+    repaired = []
     for cls, members in _state["classes"].values():
         current = dict(vars(cls))
         for key, value in members.items():
@@ -199,38 +217,51 @@ def restore() -> list[str]:
                 repaired.append(f"{cls.__module__}.{cls.__qualname__}.{key} added")
             except (AttributeError, TypeError):
                 pass
+    return repaired
+
+
+def _restore_functions() -> list[str]:
+    """Function code and defaults swapped in place (the function object kept, so references hold)."""
+    repaired = []
     for fn, (code, defaults, kwdefaults) in _state["functions"].values():
         if fn.__code__ is not code or fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
             fn.__code__, fn.__defaults__, fn.__kwdefaults__ = code, defaults, kwdefaults
             repaired.append(f"the code of {fn.__module__}.{fn.__qualname__} changed")
+    return repaired
+
+
+def _restore_shell() -> list[str]:
+    """The IPython shell: its attributes, input transformers, AST transformers and event callbacks."""
+    repaired = []
     shell, saved = _shell(), _state["shell"]
-    if shell is not None and saved:
-        for key in set(shell.__dict__) - saved["instance_keys"]:
-            if key in _SHELL_ATTRS or callable(shell.__dict__[key]):
-                del shell.__dict__[key]
-                repaired.append(f"IPython shell .{key} overridden")
-        for key, value in saved["instance"].items():
-            if shell.__dict__.get(key, _MISSING) is not value:
-                shell.__dict__[key] = value
-                repaired.append(f"IPython shell .{key} replaced")
-        manager = shell.input_transformer_manager
-        for attr, key in (("cleanup_transforms", "cleanup"), ("line_transforms", "line"),
-                          ("token_transformers", "token")):
-            if hasattr(manager, attr) and list(getattr(manager, attr)) != saved[key]:
-                getattr(manager, attr)[:] = saved[key]
-                repaired.append(f"IPython input transformers ({attr}) changed")
-        for attr, key in (("input_transformers_post", "post"), ("ast_transformers", "ast")):
-            if list(getattr(shell, attr)) != saved[key]:
-                getattr(shell, attr)[:] = saved[key]
-                repaired.append(f"IPython {attr} changed")
-        callbacks = shell.events.callbacks
-        for event in set(callbacks) | set(saved["events"]):
-            now = list(callbacks.get(event, []))
-            want = saved["events"].get(event, []) + [f for f in now if _benign(f) and f not in
-                                                      saved["events"].get(event, [])]
-            if now != want:
-                callbacks[event] = want
-                repaired.append(f"IPython event callbacks ({event}) changed")
+    if shell is None or not saved:
+        return repaired
+    for key in set(shell.__dict__) - saved["instance_keys"]:
+        if key in _SHELL_ATTRS or callable(shell.__dict__[key]):
+            del shell.__dict__[key]
+            repaired.append(f"IPython shell .{key} overridden")
+    for key, value in saved["instance"].items():
+        if shell.__dict__.get(key, _MISSING) is not value:
+            shell.__dict__[key] = value
+            repaired.append(f"IPython shell .{key} replaced")
+    manager = shell.input_transformer_manager
+    for attr, key in (("cleanup_transforms", "cleanup"), ("line_transforms", "line"),
+                      ("token_transformers", "token")):
+        if hasattr(manager, attr) and list(getattr(manager, attr)) != saved[key]:
+            getattr(manager, attr)[:] = saved[key]
+            repaired.append(f"IPython input transformers ({attr}) changed")
+    for attr, key in (("input_transformers_post", "post"), ("ast_transformers", "ast")):
+        if list(getattr(shell, attr)) != saved[key]:
+            getattr(shell, attr)[:] = saved[key]
+            repaired.append(f"IPython {attr} changed")
+    callbacks = shell.events.callbacks
+    for event in set(callbacks) | set(saved["events"]):
+        now = list(callbacks.get(event, []))
+        want = saved["events"].get(event, []) + [f for f in now if _benign(f) and f not in
+                                                  saved["events"].get(event, [])]
+        if now != want:
+            callbacks[event] = want
+            repaired.append(f"IPython event callbacks ({event}) changed")
     return repaired
 
 
