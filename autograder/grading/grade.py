@@ -83,40 +83,50 @@ def _max_points(source) -> dict[str, float]:
 def _collect(course: CourseDir, subs: list[Submission], errors: dict, extra_notes: dict) -> list[Result]:
     """One Result per submission: its scores read from the gradebook (checked to lie in [0, max]),
     or the reason in `errors[(student, chapter)]`; `extra_notes` go into the notes column."""
-    from nbgrader.api import MissingEntry
-
     results = []
     with course.gradebook() as gb:
         for s in subs:
-            source = nbformat.read(str(course.layout.source(s.chapter)), as_version=4)
-            points = _max_points(source)
-            max_score = sum(points.values())
-            reason = errors.get((s.student, s.chapter))
+            points = _max_points(nbformat.read(str(course.layout.source(s.chapter)), as_version=4))
             notes = list(extra_notes.get((s.student, s.chapter), []))
+            reason = errors.get((s.student, s.chapter))
             if reason is None and course.layout.autograded(s.student, s.chapter).exists():
-                try:
-                    sub = gb.find_submission(s.chapter, s.student)
-                except MissingEntry:
-                    sub = None
-                if sub is not None:
-                    tests = sorted((g.name, float(g.score), float(g.max_score))
-                                   for nb in sub.notebooks for g in nb.grades)
-                    bad = [f"{name} {score:g} of {points.get(name, top):g}" for name, score, top in tests
-                           if not 0 <= score <= points.get(name, top) or top != points.get(name, top)]
-                    total = float(sub.score)
-                    if bad or not 0 <= total <= max_score or abs(total - sum(t[1] for t in tests)) > 1e-9:
-                        results.append(Result(s.student, s.chapter, 0.0, max_score,
-                                              f"error: score outside [0, max] ({', '.join(bad) or f'total {total:g}'}"
-                                              f"): the gradebook was changed outside the grader; not counted, "
-                                              f"regrade this submission", tests, notes))
-                        continue
-                    results.append(Result(s.student, s.chapter, total, max_score, graded_status(notes), tests,
-                                          notes))
+                found = _gradebook_scores(gb, s)
+                if found is not None:
+                    results.append(_scored(s, *found, points, notes))
                     continue
                 reason = "grading produced no scores"
             status, detail = failure_status(reason)
-            results.append(Result(s.student, s.chapter, 0.0, max_score, status, [], notes + ([detail] if detail else [])))
+            results.append(Result(s.student, s.chapter, 0.0, sum(points.values()), status, [],
+                                  notes + ([detail] if detail else [])))
     return results
+
+
+def _gradebook_scores(gb, s: Submission) -> tuple[list[tuple[str, float, float]], float] | None:
+    """((test, score, max) of each graded cell, the submission's total) as the gradebook holds them
+    for `s`, or None when it holds no submission."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        sub = gb.find_submission(s.chapter, s.student)
+    except MissingEntry:
+        return None
+    tests = sorted((g.name, float(g.score), float(g.max_score)) for nb in sub.notebooks for g in nb.grades)
+    return tests, float(sub.score)
+
+
+def _scored(s: Submission, tests: list[tuple[str, float, float]], total: float, points: dict[str, float],
+            notes: list[str]) -> Result:
+    """The Result of a graded submission, refused (0 points, "regrade") when a score lies outside
+    [0, max], disagrees with the instructor's points or with the total: the gradebook was changed
+    outside the grader."""
+    max_score = sum(points.values())
+    bad = [f"{name} {score:g} of {points.get(name, top):g}" for name, score, top in tests
+           if not 0 <= score <= points.get(name, top) or top != points.get(name, top)]
+    if bad or not 0 <= total <= max_score or abs(total - sum(t[1] for t in tests)) > 1e-9:
+        return Result(s.student, s.chapter, 0.0, max_score,
+                      f"error: score outside [0, max] ({', '.join(bad) or f'total {total:g}'}): the gradebook "
+                      f"was changed outside the grader; not counted, regrade this submission", tests, notes)
+    return Result(s.student, s.chapter, total, max_score, graded_status(notes), tests, notes)
 
 
 def _run_worker(tasks: list[GradingTask], settings: GradingSettings) -> list[GradingOutcome]:
