@@ -38,11 +38,10 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Instance, Integer
 
-from ..notebooks import nbgrader_meta
+from ..notebooks import grade_id_of, is_grade, is_locked, is_solution
 from .outputs import cap_outputs, error_output, merge_streams
 from .sandbox import SandboxedKernelManager, default_hidden
 from .settings import GradingSettings
-from ..notebooks import grade_id_of, is_grade, is_locked, is_solution
 
 _INTEGRITY = "__import__('autograder.integrity', fromlist=['_'])."
 STDERR_RULE = ("Note: this test cell wrote to stderr, and a test cell with output on stderr scores 0 "
@@ -218,7 +217,7 @@ class ResilientExecute(Execute):
             raise
 
     def _incident(self, cell, text: str) -> None:
-        self.record.incidents.append(f"{nbgrader_meta(cell).get('grade_id', 'a cell')}: {text}")
+        self.record.incidents.append(f"{grade_id_of(cell) or 'a cell'}: {text}")
 
     def _failed(self, cell, ename: str, evalue: str) -> NotebookNode:
         """An error output for `cell`, recorded as an incident."""
@@ -226,21 +225,19 @@ class ResilientExecute(Execute):
         return error_output(ename, evalue)
 
     def preprocess_cell(self, cell, resources, index):
+        """Run one cell as nbgrader would, then contain what went wrong: a cell that cannot run
+        (an earlier failure) scores 0 at once, a dead kernel is restarted, a hung cell is stopped,
+        and the outputs are merged, annotated and capped."""
         if cell.cell_type != "code":
             return cell, resources
         if is_solution(cell):
             self._exercise = grade_id_of(cell)
-        if self._gave_up:
-            cell.outputs = [self._failed(cell, "KernelDied", self._gave_up)]
-            return cell, self.resources
-        if is_grade(cell) and self._exercise in self._timed_out_exercises:
-            cell.outputs = [self._failed(cell, "TimeoutError", (
-                f"not run: an earlier cell of this exercise ({self._exercise}) ran past the {self.timeout} s "
-                f"limit, so this test would too; it scores 0 without waiting"))]
+        skipped = self._not_run(cell)
+        if skipped is not None:
+            cell.outputs = [skipped]
             return cell, self.resources
         self._timed_out_now = False
-        unresponsive = False
-        repairs, timed_out = [], None
+        unresponsive, repairs = False, []
         try:
             (cell, resources), repairs = self._guarded(
                 cell, index, lambda: Execute.preprocess_cell(self, cell, resources, index))
@@ -253,19 +250,41 @@ class ResilientExecute(Execute):
                                                            "kernel and graded the rest"))
             self._restart_and_replay(index)
             return cell, self.resources
-        if self._timed_out_now or unresponsive:
-            self._bad_cells.add(index)
-            self._timed_out_exercises.setdefault(self._exercise or f"cell {index}", index)
-            cell.outputs = [o for o in cell.get("outputs", []) if not (
-                o.get("output_type") == "error" and o.get("ename") in ("KeyboardInterrupt", "CellTimeoutError"))]
-            how = ("; it ignored the interrupt, so the grader started a new kernel and graded the rest"
-                   if unresponsive else "")
-            timed_out = error_output("TimeoutError", f"this cell ran longer than the {self.timeout} s "
-                                                     f"limit and was stopped{how}")
-            cell.outputs.append(timed_out)
-            if unresponsive or self._kernel_eval("1", timeout=10) is None:
-                self._restart_and_replay(index)
+        timed_out = self._stop_timed_out(cell, index, unresponsive) if self._timed_out_now or unresponsive else None
         cell.outputs = merge_streams(cell.outputs)          # the same page whatever the flush timing
+        self._annotate(cell, repairs, timed_out)
+        return cell, self.resources
+
+    def _not_run(self, cell) -> NotebookNode | None:
+        """The error output of a cell that must not run (the grader gave up, or an earlier cell of
+        its exercise timed out, so it would too), or None."""
+        if self._gave_up:
+            return self._failed(cell, "KernelDied", self._gave_up)
+        if is_grade(cell) and self._exercise in self._timed_out_exercises:
+            return self._failed(cell, "TimeoutError", (
+                f"not run: an earlier cell of this exercise ({self._exercise}) ran past the {self.timeout} s "
+                f"limit, so this test would too; it scores 0 without waiting"))
+        return None
+
+    def _stop_timed_out(self, cell, index, unresponsive: bool) -> NotebookNode:
+        """Replace a timed-out cell's interrupt traceback by one TimeoutError; restart the kernel
+        when the cell ignored the interrupt or the kernel no longer answers."""
+        self._bad_cells.add(index)
+        self._timed_out_exercises.setdefault(self._exercise or f"cell {index}", index)
+        cell.outputs = [o for o in cell.get("outputs", []) if not (
+            o.get("output_type") == "error" and o.get("ename") in ("KeyboardInterrupt", "CellTimeoutError"))]
+        how = ("; it ignored the interrupt, so the grader started a new kernel and graded the rest"
+               if unresponsive else "")
+        timed_out = error_output("TimeoutError", f"this cell ran longer than the {self.timeout} s "
+                                                 f"limit and was stopped{how}")
+        cell.outputs.append(timed_out)
+        if unresponsive or self._kernel_eval("1", timeout=10) is None:
+            self._restart_and_replay(index)
+        return timed_out
+
+    def _annotate(self, cell, repairs: list[str], timed_out: NotebookNode | None) -> None:
+        """What the learner reads with the outputs: the repairs made before the cell, the stderr
+        rule of a test cell that wrote to stderr, and the output cap; each also an incident."""
         if repairs:
             text = ("Before this cell the grader undid changes made to the test environment:\n  - "
                     + "\n  - ".join(repairs[:10]) + "\n")
@@ -274,10 +293,9 @@ class ResilientExecute(Execute):
         if timed_out is not None:
             self._incident(cell, f"{timed_out.ename}: {timed_out.evalue[:160]}")
         if is_grade(cell) and any(o.get("output_type") == "stream" and o.get("name") == "stderr"
-                                     for o in cell.outputs) \
+                                  for o in cell.outputs) \
                 and not any(o.get("output_type") == "error" for o in cell.outputs):
             cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=STDERR_RULE + "\n"))
         cap_outputs(cell, self.max_cell_output_bytes)
         if any("bytes of output cut]" in str(o.get("text", "")) for o in cell.get("outputs", [])):
             self._incident(cell, f"OutputCut: over {self.max_cell_output_bytes:,} bytes of output; the middle was cut")
-        return cell, self.resources
