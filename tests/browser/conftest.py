@@ -28,8 +28,11 @@ SHOTS = Path(tempfile.gettempdir()) / "course-screenshots" / "browser"
 VIEWPORT = {"width": 1400, "height": 900}
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: drives JupyterLab in Chromium (needs chromium and playwright)")
+def pytest_sessionstart(session):
+    # Emptied once per run, by the process that reports (the controller under pytest-xdist, which
+    # has no `workerinput`): a worker emptying it would delete the other workers' screenshots.
+    if not hasattr(session.config, "workerinput"):
+        shutil.rmtree(SHOTS, ignore_errors=True)
 
 
 def _missing() -> str | None:
@@ -56,20 +59,15 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
-_SHOTS_TAKEN = []
-
-
 def pytest_terminal_summary(terminalreporter):
-    if _SHOTS_TAKEN and SHOTS.is_dir() and any(SHOTS.iterdir()):
+    if SHOTS.is_dir() and any(SHOTS.iterdir()):
         terminalreporter.write_line(f"browser screenshots: {SHOTS}")
 
 
 @pytest.fixture(scope="session")
 def shots() -> Path:
-    """The screenshot folder, emptied once per run (never inside the repository)."""
-    shutil.rmtree(SHOTS, ignore_errors=True)
-    SHOTS.mkdir(parents=True)
-    _SHOTS_TAKEN.append(SHOTS)
+    """The screenshot folder, emptied once per run at session start (never inside the repository)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
     print(f"\nbrowser screenshots: {SHOTS}")
     return SHOTS
 
