@@ -16,20 +16,9 @@ Each submission is graded by `worker.grade_submission(task, settings)`, which re
 `GradingOutcome`; this module lays out the course directory, runs the workers `jobs` at a
 time, reads the scores back from the gradebook once every kernel is gone, and writes the CSVs.
 
-What holds up against a hostile class (see `resilient_execute`, `sandbox`, `integrity`):
-* each submission's kernel runs in a bubblewrap sandbox that cannot see DIR, the other
-  submissions or the solutions; scores are written by the grader after the kernel is
-  gone, and a score outside [0, max] makes the row an error, never a grade;
-* one notebook per student and chapter: the one at the top of the student's folder is graded
-  and a deeper copy (e.g. in `backup/`) is noted; two at the same level make the row an error
-  naming both; student ids that collide after cleaning stop the run;
-* a notebook holding another chapter's exercises is an error that names that chapter; cells
-  copied from another chapter (unknown `grade_id`s) become ordinary cells;
-* every status is a sentence (`statuses`); technical details go to the notes;
-* each kernel's scratch and number of processes are bounded (`sandbox`, `cgroups`);
-* a hang or a crash costs only its own exercise; timeouts are reported as timeouts;
-* feedback has no hidden test code; solution cells that reach for grader internals are
-  listed in the `review` column.
+What holds up against a hostile class, and where each defence lives (sandbox, integrity,
+resilient_execute, submissions, review, statuses), is the README's threat model: one place, so
+this docstring cannot drift from it. Scores are read back here only after every kernel is gone.
 Submissions are copied, never modified. Students are graded in parallel (`jobs`), or on a Dask
 cluster (`scheduler`, see `cluster`).
 """
