@@ -106,9 +106,10 @@ def _out(arr: np.ndarray):
 
 
 def critical_context(model: ModelSpec, gpu: GPU, k: int) -> float:
-    """`T_c(k) = 2 N_act k / (I* m_KV - 4 L d_attn k)`: the mean context from which a pass over k
+    """`T_c(k) = 2 N_act (pi / pi_W) k / (I* m_KV - 4 L d_attn k)`: the mean context from which a pass over k
     tokens per sequence is memory-bound at every batch size; `inf` when the denominator is <= 0
-    (attention alone is then compute-bound with k queries per cached token: never free).
+    (attention alone is then compute-bound with k queries per cached token: never free). `pi / pi_W`
+    is 1 unless the weight products run in fp8 at a faster peak (`cost_model.step_cost`).
 
     >>> from specdec.hardware import GPUS
     >>> from specdec.model_specs import MODELS
@@ -119,7 +120,8 @@ def critical_context(model: ModelSpec, gpu: GPU, k: int) -> float:
     denominator = gpu.ridge_point * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
     if denominator <= 0:
         return math.inf
-    return 2 * model.n_active * k / denominator
+    weight_rate = gpu.flops_bf16 / gpu.gemm_flops(model.fp8_gemms)   # 1, or about 1/2 for fp8 products
+    return 2 * model.n_active * weight_rate * k / denominator
 
 
 def memory_bound_queries(model: ModelSpec, gpu: GPU) -> float:

@@ -124,3 +124,19 @@ def test_largest_free_batch_is_the_last_memory_bound_batch():
         assert k * B * t_F <= t_W + B * t_K and k * (B + 1) * t_F > t_W + (B + 1) * t_K
     c = step_cost(LLAMA, H100, T_bar=512)
     assert largest_free_batch(c.t_W, c.t_K, c.t_F, 4) == math.floor(fall_batch(c, 4)) == 104
+
+
+def test_critical_context_is_where_k_t_F_meets_t_K_for_every_preset():
+    # Including DeepSeek-V3 at k = 1, whose fp8 weight products run at the fp8 peak.
+    from specdec.cost_model import step_cost
+    from specdec.hardware import GPUS
+    for model in MODELS.values():
+        for gpu in GPUS.values():
+            for k in (1, 2, 4):
+                T_c = critical_context(model, gpu, k)
+                if math.isinf(T_c):
+                    far = step_cost(model, gpu, T_bar=1e9)
+                    assert k * far.t_F > far.t_K
+                    continue
+                below, above = step_cost(model, gpu, T_bar=0.999 * T_c), step_cost(model, gpu, T_bar=1.001 * T_c)
+                assert k * below.t_F > below.t_K and k * above.t_F <= above.t_K, (model.name, gpu.name, k)

@@ -257,3 +257,32 @@ WRONG = {
         **delegation_forms("def largest_free_batch(t_W, t_K, t_F, k):", "specdec.batch_speedup", "largest_free_batch"),
     },
 }
+
+# The exact formula of an earlier edition, which priced fp8 weight products at the bf16 rate: DeepSeek-V3's
+# k = 1 context on an H100 comes out twice too long. Caught by test_critical_context_property (hidden sweep).
+WRONG["ex_critical_context"]["fp8_products_at_bf16_rate"] = '''def critical_context(model, gpu, k):
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    ridge = gpu.flops_bf16 / gpu.bandwidth
+    denominator = ridge * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
+    if denominator <= 0:
+        return math.inf
+    return 2 * model.n_active * k / denominator
+'''
+
+# The words each likely wrong answer must read in some failing test cell (its misconception named).
+MESSAGES = {
+    "ex_critical_context/n_params_not_n_active": "n_params instead of n_active",
+    "ex_critical_context/fp8_products_at_bf16_rate": "run in fp8",
+    "ex_critical_context/no_attention_term": "belongs in the denominator",
+    "ex_critical_context/numerator_without_k": "factor k out of the numerator",
+    "ex_critical_context/negative_instead_of_inf": "no context helps",
+    "ex_critical_context/zero_denominator_divides": "not a ZeroDivisionError",
+    "ex_critical_context/no_value_error": "expected a ValueError",
+    "ex_largest_free_batch/ignores_cache": "B t_K belongs on the memory side",
+    "ex_largest_free_batch/real_not_integer": "largest whole number",
+    "ex_largest_free_batch/k_times_excess": "not k (t_F - t_K)",
+    "ex_largest_free_batch/strict_inequality": "the boundary",
+    "ex_largest_free_batch/floor_without_guard": "rounds just below a whole",
+    "ex_largest_free_batch/returns_float": "non-negative int",
+}
