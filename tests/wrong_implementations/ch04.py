@@ -5,7 +5,9 @@ solutions/04_speculative_round.ipynb. Every one of them must lose points; the re
 solution must get full marks. Checked by executing the solution notebook with each entry
 in place (nbclient): every entry fails all four test cells (test_verify_protocol,
 test_verify_edge_cases, test_verify_distribution, test_verify_bigram), except
-accept_when_u_equals_ratio, which fails the first two. The comment above each entry gives
+accept_when_u_equals_ratio, which fails the first two, and keep_with_probability_p, which
+passes the protocol test. MESSAGES (at the end) lists the words naming its misconception that
+each likely wrong answer must read in some failing test cell. The comment above each entry gives
 the chi-square statistics it gets in the six distribution checks (seeds fixed in the
 tests; an exact sampler gives about dof ± sqrt(2 dof)):
 
@@ -240,5 +242,56 @@ WRONG = {
         return out
     out.append(int(rng.choice(V, p=p[gamma])))
     return out''',
+        # chi-square: E1 2463 +12 impossible, E2 3578, W 6800 +2 impossible, WH 18462 +14 impossible,
+        #   B 135 (p 1e-13), BH 981 (p 6e-184); the protocol test names it (two rng.choice calls)
+        "break_then_bonus": '''def speculative_verify(p, q, drafts, rng):
+    p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if rng.random() < p[i, x] / q[i, x]:
+            out.append(x)
+            continue
+        r = np.maximum(p[i] - q[i], 0.0)
+        out.append(int(rng.choice(V, p=r / r.sum())))
+        break                                         # BUG: break, not return: the bonus is drawn after a rejection too
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out''',
+        # chi-square: E1 6 (p 4e-01: one-hot q, so p(x) is the right ratio there), E2 1511, W 9137, WH 15919,
+        #   B 9259, BH 1917; the protocol test passes (its ratios are such that u = 0 and 0.99 decide alike);
+        #   the p == q edge case names it (an all-zero residual)
+        "keep_with_probability_p": '''def speculative_verify(p, q, drafts, rng):
+    p = np.asarray(p, dtype=float); q = np.asarray(q, dtype=float)
+    gamma, V = q.shape
+    out = []
+    for i in range(gamma):
+        x = int(drafts[i])
+        if rng.random() < p[i, x]:                    # BUG: keeps with probability p(x), not min(1, p(x)/q(x))
+            out.append(x)
+            continue
+        r = np.maximum(p[i] - q[i], 0.0)
+        out.append(int(rng.choice(V, p=r / r.sum())))
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out''',
     },
 }
+
+# The words each likely wrong answer must read in some failing test cell (its misconception named).
+MESSAGES = {f"ex_speculative_verify/{bug}": words for bug, words in {
+    "resample_from_p": "instead of the residual",
+    "keep_drafts_after_rejection": "you kept the drafts after the rejected one",
+    "accept_on_argmax": "you never drew a uniform",
+    "bonus_from_last_residual": "not from a residual",
+    "bonus_from_wrong_row": "not p[gamma - 1]",
+    "no_bonus_token": "you drew no extra token",
+    "ratio_inverted": "upside down",
+    "one_uniform_for_all_positions": "one uniform for the whole round",
+    "residual_not_normalized": "divide the residual",
+    "residual_wrong_sign": "sign reversed",
+    "accept_when_u_equals_ratio": "accept only when u < ratio",
+    "extra_token_from_bonus_row_after_rejection": "not the bonus row",
+    "break_then_bonus": "exactly one extra token",
+    "keep_with_probability_p": "wrong keep ratio",
+}.items()}
