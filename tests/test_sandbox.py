@@ -1,5 +1,8 @@
 """The grading kernel's sandbox: what student code can and cannot reach; the loud fallback."""
+import json
 import os
+import re
+import sys
 import time
 
 import nbformat
@@ -25,15 +28,93 @@ def _run(cells, hide=(), timeout=30, **limits):
     return ["".join(o.get("text", "") or f"{o.get('ename')}: {o.get('evalue')}" for o in c.outputs) for c in nb.cells]
 
 
-def test_bwrap_command_hides_folders_and_keeps_the_environment():
-    cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(hide=["/etc", os.path.expanduser("~")]),
-                                bwrap="bwrap")
-    assert cmd[:5] == ["bwrap", "--ro-bind", "/", "/", "--dev"]
-    assert cmd[cmd.index("/etc") - 1] == "--tmpfs"
+def _bound(cmd):
+    """(read-only binds, links) of a bwrap command line: the allow-list as the sandbox sees it."""
+    binds = [cmd[i + 2] for i, a in enumerate(cmd) if a == "--ro-bind"]
+    links = [cmd[i + 2] for i, a in enumerate(cmd) if a == "--symlink"]
+    return binds, links
+
+
+def test_bwrap_command_binds_only_the_allow_list():
+    from autograder.paths import REPO_ROOT
+
+    cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(), bwrap="bwrap")
+    binds, links = _bound(cmd)
+    assert "/" not in binds and cmd[cmd.index("--remount-ro") + 1] == "/dev" and "/" in cmd
     for flag in ("--unshare-all", "--die-with-parent", "--new-session"):
         assert flag in cmd
     assert cmd[cmd.index("--bind") + 1:cmd.index("--bind") + 3] == ["/tmp/w", "/tmp/w"]
     assert cmd[-2:] == ["--", "python"]
+    # The environment, exactly: its own folder, wherever it lives (here: inside the checkout).
+    env = os.path.realpath(sys.prefix)
+    assert env in binds or any(env.startswith(b + "/") for b in binds), binds
+    # The course library, not the checkout: no solutions/, tests/, chapters/, .git or grading code.
+    assert {str(REPO_ROOT / "specdec"), str(REPO_ROOT / "widgets"), str(REPO_ROOT / "autograder" / "stats.py")} <= set(binds)
+    for b in binds + links:
+        assert not (str(REPO_ROOT) + "/").startswith(b + "/"), f"{b} shows the whole checkout"
+        for secret in ("solutions", "tests", "chapters", ".git", "autograder/grading", "autograder/hub"):
+            assert not b.startswith(str(REPO_ROOT / secret)), b
+    for top in ("/home", "/srv", "/opt", "/var", "/mnt", "/media", "/etc", "/root", "/work", "/run"):
+        assert top not in binds, top
+    # The machine's list of users is not shown: the kernel gets its own two-line passwd.
+    assert "/etc/passwd" not in binds and "/etc/shadow" not in binds
+
+
+def test_an_environment_under_a_home_folder_or_holding_the_course_is_bound_exactly(tmp_path, monkeypatch):
+    from autograder.grading import allowlist
+
+    home_env = tmp_path / "home" / "ana" / "miniconda3" / "envs" / "course"
+    (home_env / "lib").mkdir(parents=True)
+    (tmp_path / "home" / "ana" / "notes.txt").write_text("secret")
+    monkeypatch.setattr(allowlist.sys, "prefix", str(home_env))
+    monkeypatch.setattr(allowlist.sys, "exec_prefix", str(home_env))
+    trees = allowlist.python_trees()
+    assert home_env in trees and tmp_path / "home" / "ana" not in trees
+    # A course checked out inside its environment's folder: the environment's parts, not the course.
+    venv = tmp_path / "venv"
+    for part in ("bin", "lib", "pyvenv.cfg"):
+        (venv / part).mkdir(parents=True) if part != "pyvenv.cfg" else (venv / part).write_text("home = /usr/bin\n")
+    (venv / "course" / "solutions").mkdir(parents=True)
+    monkeypatch.setattr(allowlist.sys, "prefix", str(venv))
+    monkeypatch.setattr(allowlist.sys, "exec_prefix", str(venv))
+    monkeypatch.setattr(allowlist, "REPO_ROOT", venv / "course")
+    trees = allowlist.python_trees()
+    assert {venv / "bin", venv / "lib", venv / "pyvenv.cfg"} <= set(trees) and venv not in trees, trees
+
+
+def test_links_on_the_way_are_recreated_and_their_targets_bound(tmp_path):
+    from autograder.grading import allowlist
+
+    real = tmp_path / "data" / "ana"
+    (real / "env").mkdir(parents=True)
+    (tmp_path / "home").symlink_to(tmp_path / "data")
+    args = allowlist.mounts([tmp_path / "home" / "ana" / "env"])
+    assert args == ["--symlink", str(tmp_path / "data"), str(tmp_path / "home"),
+                    "--ro-bind", str(real / "env"), str(real / "env")], args
+
+
+def test_every_autograder_module_a_notebook_imports_is_in_the_kernel():
+    """The in-kernel part of `autograder` (allowlist.KERNEL_MODULES) holds every module the chapters
+    import and everything those import in turn (a new import in a chapter fails here, not in grading)."""
+    import re
+    import subprocess
+
+    from autograder.grading import allowlist
+    from autograder.paths import CHAPTERS_DIR, PACKAGE_DIR, SOLUTIONS_DIR
+
+    names = set()
+    for folder in (SOLUTIONS_DIR, CHAPTERS_DIR):
+        for path in folder.glob("*.ipynb"):
+            names |= set(re.findall(r"(?:from|import)\s+(autograder(?:\.\w+)*)", path.read_text()))
+    assert "autograder.stats" in names and "autograder.learner.notebook_check" in names
+    names |= {"autograder.integrity", "autograder.graded_output"}       # the grader's guard runs these
+    code = ("import importlib, sys\n"
+            f"for n in {sorted(names)!r}: importlib.import_module(n)\n"
+            "print('\\n'.join(m.__file__ for n, m in list(sys.modules.items()) if n.split('.')[0] == 'autograder'))")
+    files = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    allowed = [PACKAGE_DIR / m for m in allowlist.KERNEL_MODULES]
+    missing = [f for f in files if not any(sandbox.Path(f) == a or a in sandbox.Path(f).parents for a in allowed)]
+    assert not missing, f"modules the kernel imports but cannot see (add them to allowlist.KERNEL_MODULES): {missing}"
 
 
 @needs_bwrap
@@ -48,17 +129,79 @@ def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path
         "import os; print(len([p for p in os.listdir('/proc') if p.isdigit()]) < 10)",
         "import specdec, numpy; print('library ok')",
         "import subprocess; p = subprocess.Popen(['sleep', '31337'], start_new_session=True); print('spawned')",
+        "import getpass, os; print(getpass.getuser(), os.path.expanduser('~'))",
     ], hide=[str(secret)])
-    assert outputs[0].strip() == "[]"
+    assert "No such file or directory" in outputs[0]
     assert "Read-only file system" in outputs[1]
     assert outputs[2].strip() != "0"
     assert outputs[3].strip() == "True"
     assert "library ok" in outputs[4]
     assert "spawned" in outputs[5]
+    assert outputs[6].split() == ["student", "/tmp"], outputs[6]
     time.sleep(1)
     import psutil
     alive = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "31337"]]
     assert not alive, "a detached process outlived its sandbox"
+
+
+# Walks the kernel's whole filesystem (not into /proc, /dev, /tmp or the trees it was given) and prints
+# every path that is neither an allowed tree, a link the sandbox made, nor a folder on the way to one.
+WALK = """import json, os
+allowed, links = json.loads({allowed!r}), set(json.loads({links!r}))
+unexpected, seen = [], 0
+def inside(p):
+    return any(p == a or p.startswith(a.rstrip("/") + "/") for a in allowed)
+def walk(folder):
+    global seen
+    for entry in os.scandir(folder):
+        seen += 1
+        p = entry.path
+        if inside(p) or p in links:
+            continue
+        if entry.is_dir(follow_symlinks=False) and any(a.startswith(p + "/") for a in allowed):
+            walk(p)
+        else:
+            unexpected.append(p)
+walk("/")
+print("walked", seen, "unexpected", json.dumps(unexpected))"""
+
+PROBE = """import os
+for path in {paths!r}:
+    try:
+        with open(path) as f:
+            print(path, "READ", f.read()[:200])
+    except OSError as exc:
+        print(path, "->", exc.strerror)
+for folder in {folders!r}:
+    try:
+        print(folder, "LISTED", os.listdir(folder))
+    except OSError as exc:
+        print(folder, "->", exc.strerror)"""
+
+
+@needs_bwrap
+def test_files_elsewhere_on_the_machine_do_not_exist_for_student_code(tmp_path):
+    """Another checkout of the course (solutions, hidden tests), an instructor's notes and a grades file
+    under /srv, /opt and /var/tmp, and the grader's home: not there for a kernel ("No such file or
+    directory"), and a walk of the kernel's whole filesystem finds only the allowed trees."""
+    from tests.planted import planted_secrets
+
+    cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(), bwrap="bwrap")
+    binds, links = _bound(cmd)
+    allowed = binds + ["/proc", "/dev", "/tmp", "/etc/passwd", "/etc/group"]
+    with planted_secrets() as planted:
+        paths = planted.files + [os.path.expanduser("~/.bash_history"), "/etc/shadow", "/etc/hostname"]
+        folders = planted.folders + ["/srv", "/opt", "/var", "/mnt", "/home"]   # the home folder: see the walk
+        outputs = _run([PROBE.format(paths=[str(p) for p in paths], folders=[str(f) for f in folders]),
+                        WALK.format(allowed=json.dumps(allowed), links=json.dumps(links))], timeout=120)
+    lines = outputs[0].splitlines()
+    assert len(lines) == len(paths) + len(folders), outputs[0]
+    assert all(line.endswith("-> No such file or directory") for line in lines), outputs[0]
+    walked, unexpected = re.fullmatch(r"walked (\d+) unexpected (.*)\n", outputs[1]).groups()
+    assert int(walked) > 10 and json.loads(unexpected) == [], outputs[1]
+    # What the walk allowed holds nothing of a course's checkout but its library.
+    for b in binds:
+        assert not (sandbox.Path(b) / "solutions").exists() and not (sandbox.Path(b) / "tests").exists(), b
 
 
 def test_without_bubblewrap_grading_runs_and_says_it_is_not_isolated(monkeypatch, capsys):
@@ -102,15 +245,43 @@ def test_suspicious_lines_are_flagged_and_ordinary_code_is_not():
     assert [f.split(":")[0] for f in flagged] == ["line 1", "line 2", "line 5"]
 
 
-def test_a_course_checked_out_under_tmp_stays_visible_read_only(monkeypatch):
-    """CI may clone the course under /tmp; the kernel's private /tmp must not hide it."""
-    from autograder.grading import cgroups, sandbox  # noqa: F401
-    repo = "/tmp/some-clone"
-    monkeypatch.setattr(sandbox, "_must_stay_visible", lambda: [sandbox.Path(repo)])
+def test_cells_the_course_put_in_the_learner_copy_are_never_flagged_for_review():
+    """Every chapter's learner copy, answered as a student answers it: nothing to review. The Check my
+    work cell and demonstrations import `autograder`, yet they are the course's; a line a student adds
+    to one makes it theirs."""
+    from autograder.authoring.learner_cells import is_learner_cell
+    from autograder.grading.review import review_notebook
+    from tests.helpers import CHAPTERS, solution_nb
+    from tests.submissions import learner_submission
+
+    for name in CHAPTERS:
+        nb, reference = learner_submission(name, run=False), solution_nb(name)
+        assert sum(is_learner_cell(c) for c in nb.cells) == 3, name        # note, heading, check cell
+        assert review_notebook(nb, reference) == [], (name, review_notebook(nb, reference))
+    nb, reference = learner_submission("07_adaptive_verification", run=False), solution_nb("07_adaptive_verification")
+    last = len(nb.cells) - 1
+    nb.cells[last].source += "\nimport ctypes"
+    demo = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and not c.metadata.get("nbgrader")
+                and "autograder" in c.source and i != last)
+    nb.cells[demo].source += "\nimport autograder.grading"
+    flagged = [n.split(":")[0] for n in review_notebook(nb, reference)]
+    assert flagged[-1] == f"cell {last} line 6" and f"cell {demo} line 1" in flagged, flagged
+
+
+def test_a_course_checked_out_under_tmp_stays_visible_read_only(tmp_path, monkeypatch):
+    """CI may clone the course under /tmp; its library is bound on top of the kernel's private /tmp."""
+    from autograder.grading import allowlist
+
+    clone = tmp_path / "some-clone"
+    for name in ("specdec", "widgets", "autograder/progress", "solutions"):
+        (clone / name).mkdir(parents=True)
+    monkeypatch.setattr(allowlist, "REPO_ROOT", clone)
+    monkeypatch.setattr(allowlist, "PACKAGE_DIR", clone / "autograder")
     cmd = sandbox.bwrap_command(["python"], "/tmp/work", sandbox.SandboxPolicy(hide=[]), bwrap="bwrap")
     tmpfs = [i for i, a in enumerate(cmd) if a == "--tmpfs" and cmd[i + 1] == "/tmp"]
-    rebind = [i for i, a in enumerate(cmd) if a == "--ro-bind" and cmd[i + 1] == repo]
+    rebind = [i for i, a in enumerate(cmd) if a == "--ro-bind" and cmd[i + 1] == str(clone / "specdec")]
     assert tmpfs and rebind and tmpfs[0] < rebind[0], cmd
+    assert str(clone / "solutions") not in cmd and str(clone) not in _bound(cmd)[0]
 
 
 FILL = """import os

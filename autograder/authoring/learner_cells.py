@@ -11,7 +11,9 @@
   heading. Both are tagged `remove-cell`, so the book (a static website) leaves them out.
 
 Added by construction, so a new chapter gets them with no authoring step, and solution notebooks
-(the single source) stay free of them.
+(the single source) stay free of them. `is_learner_cell` recognizes them in a submission (the
+grader's review scan skips them): by their exact text, so a student's own line added to the
+check cell makes it a student's cell again.
 
     >>> from autograder.notebooks import new_notebook, new_markdown, new_code
     >>> nb = new_notebook([new_markdown("# 01 · T"), new_code("assert True", nbgrader={"grade": True,
@@ -19,8 +21,15 @@ Added by construction, so a new chapter gets them with no authoring step, and so
     >>> nb = add_learner_cells(nb, "01_t")
     >>> [c.metadata.get("tags") for c in nb.cells]
     [None, None, ['raises-exception'], ['remove-cell'], ['remove-cell']]
+    >>> [is_learner_cell(c) for c in nb.cells]
+    [False, True, False, True, True]
+    >>> nb.cells[-1].source += "\\nimport ctypes"
+    >>> is_learner_cell(nb.cells[-1])
+    False
 """
 from __future__ import annotations
+
+import re
 
 import nbformat
 
@@ -37,6 +46,10 @@ CHECK_NOTE = (CHECK_NOTE_MARK + " Write your answer in an exercise cell, run it,
               "and the message of each failing test, and it records the result in your progress log. "
               "*Run All* runs the whole chapter: a test that fails (an exercise not solved yet) shows its "
               "error and the run goes on, so every figure and widget below still appears.")
+
+
+CHECK_HEADING = "## Check my work"
+_CHAPTER_ARG = re.compile(r"""check_button\((['"])([^'"\\]*)\1\)\s*$""")
 
 
 def check_cell_source(chapter: str) -> str:
@@ -57,6 +70,20 @@ def add_learner_cells(nb: nbformat.NotebookNode, chapter: str) -> nbformat.Noteb
     if not any(c.cell_type == "markdown" and CHECK_NOTE_MARK in c.source for c in nb.cells):
         nb.cells.insert(min(1, len(nb.cells)), nbformat.v4.new_markdown_cell(CHECK_NOTE))
     if not any(c.cell_type == "code" and CHECK_CELL_MARK in c.source for c in nb.cells):
-        nb.cells.append(nbformat.v4.new_markdown_cell("## Check my work", metadata={"tags": ["remove-cell"]}))
+        nb.cells.append(nbformat.v4.new_markdown_cell(CHECK_HEADING, metadata={"tags": ["remove-cell"]}))
         nb.cells.append(nbformat.v4.new_code_cell(check_cell_source(chapter), metadata={"tags": ["remove-cell"]}))
     return nb
+
+
+def is_learner_cell(cell) -> bool:
+    """True for a cell `add_learner_cells` puts in every learner copy (the how-to note, the Check my
+    work heading and cell), recognized by its exact text (trailing blank lines aside), whatever
+    its chapter and metadata."""
+    source = cell.get("source", "")
+    source = ("".join(source) if isinstance(source, list) else source).strip()
+    if cell.get("cell_type") == "markdown":
+        return source in (CHECK_NOTE, CHECK_HEADING)
+    if cell.get("cell_type") != "code":
+        return False
+    match = _CHAPTER_ARG.search(source)
+    return bool(match) and source == check_cell_source(match.group(2))

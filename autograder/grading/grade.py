@@ -198,7 +198,7 @@ def grade(submissions: list[Submission], out: Path, settings: GradingSettings | 
             continue
         nb, cleaned = sanitize(original, sources[s.chapter])
         notes[key] += cleaned
-        reviews[key] = review_notebook(nb)
+        reviews[key] = review_notebook(nb, sources[s.chapter])
         nbformat.write(nb, str(course.layout.submitted(s.student, s.chapter)))
     tasks = [GradingTask(str(out), s.chapter, s.student) for s in submissions if (s.student, s.chapter) not in errors]
     for o in grade_all(tasks, settings):

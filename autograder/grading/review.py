@@ -4,7 +4,11 @@ Nothing here changes a score: the grader lists, in the `review` column of `grade
 each line of a student's own cells (solution cells and cells they added) that touches
 IPython's transformers or events, `sys.modules`, frames and `linecache`, the kernel's
 input history, `/proc`, the course's `autograder` package, the gradebook, or that
-swallows interrupts. Most such lines are innocent; a human decides.
+swallows interrupts. Most such lines are innocent; a human decides. The cells the course itself
+put in the learner copy are not the student's and are never flagged: the cells `release` adds to
+every chapter (the Check my work cell imports `autograder`; `authoring.learner_cells.is_learner_cell`)
+and the chapter's own ordinary cells (a demonstration that imports `autograder.stats`), each
+recognized by its exact text, so a line a student adds to one makes it the student's cell.
 
     >>> suspicious_lines("def f(x):\\n    return x\\nget_ipython().input_transformers_post.append(g)")
     ['line 3: get_ipython().input_transformers_post.append(g)']
@@ -38,13 +42,27 @@ def suspicious_lines(source: str) -> list[str]:
     return out
 
 
-def review_notebook(nb) -> list[str]:
-    """'cell: line N: text' for the student's own code cells of a notebook (not the locked ones)."""
+def _text(cell) -> str:
+    source = cell.get("source", "")
+    return ("".join(source) if isinstance(source, list) else source).strip()
+
+
+def review_notebook(nb, reference=None) -> list[str]:
+    """'cell: line N: text' for the student's own code cells of a notebook: not the locked ones, not
+    the ones the course put in the learner copy (those `release` adds, and, given the chapter's
+    instructor notebook `reference`, a copy of one of its ordinary code cells)."""
+    from ..authoring.learner_cells import is_learner_cell
+
+    course_cells = set()
+    if reference is not None:
+        course_cells = {_text(c) for c in reference.cells if c.cell_type == "code" and not is_solution(c)}
     notes = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        if is_locked(cell) or is_grade(cell):
+        if is_locked(cell) or is_grade(cell) or is_learner_cell(cell):
+            continue
+        if not is_solution(cell) and _text(cell) in course_cells:
             continue
         where = grade_id_of(cell) if is_solution(cell) else f"cell {index}"
         notes += [f"{where} {hit}" for hit in suspicious_lines(cell.source)]

@@ -1,35 +1,43 @@
-"""Kernels for student code, each in a bubblewrap sandbox.
+"""Kernels for student code, each in a bubblewrap sandbox that shows only what the kernel needs.
 
 When the grader (or the self-check) runs a notebook, the kernel is started as
 
-    bwrap --ro-bind / / --dev /dev --proc /proc                        read-only system
-          --size <scratch_bytes> --tmpfs /tmp                          private, bounded scratch (HOME, cwd)
-          --tmpfs <hidden>...                                          gradebook, submissions, solutions
+    bwrap --size <scratch_bytes> --tmpfs /tmp                          private, bounded scratch (HOME, cwd)
+          --ro-bind <path> <path>...  --symlink <target> <link>...     the allow-list, read-only
+          --dev /dev --proc /proc --size <64 MiB> --tmpfs /dev/shm      devices, own processes, shared memory
           --bind <work> <work>                                         a private writable working copy
+          --ro-bind <work>/.identity/passwd /etc/passwd ...            who the kernel is (user "student")
+          --remount-ro /dev --remount-ro /                             nothing else can be created
           --unshare-all --die-with-parent --new-session                no network, own PIDs
           python -c <set rlimits> python -m ipykernel_launcher -f <work>/kernel.json
 
-so that student code sees the system and the course library read-only, can write only
-into its own bounded scratch (`/tmp`, its home and working folder: a tmpfs of `scratch_bytes`;
-past it a write fails with ENOSPC) and the kernel's connection folder (`work`: sockets, a file
-there is capped at `scratch_bytes` by RLIMIT_FSIZE), cannot reach the gradebook, the other
-submissions, the grading output, the instructor's solutions or the network, runs under a
-memory and CPU-time limit, and every process it starts dies with the sandbox (its own
-PID namespace). Where the grader may create cgroups, the kernel also runs in its own
-(`cgroups.KernelCgroup`): at most `max_processes` processes and threads at once, and its
-memory plus its scratch's pages at most `memory_bytes + scratch_bytes`. The kernel talks to the grader over Unix sockets (`ipc` transport) in
-the working folder, because it has no network. Interrupts go over the control channel
-(the kernel is in its own session, out of reach of signals to the grader's group).
+The root starts empty: the kernel sees the system's runtime, the Python environment and the
+course library it imports, read-only, and nothing else on the machine exists for it (no home
+folder, no other checkout, no `solutions/` or `tests/`, no gradebook, submissions or grading
+output, no `/srv`, `/opt`, `/var`, `/mnt`). `allowlist` lists each entry and why it is there;
+`policy.hide` still empties a folder that lies inside an allowed one. Student code can write only
+into its own bounded scratch (`/tmp`, its home and working folder: a tmpfs of `scratch_bytes`, and
+`/dev/shm`, at most 64 MiB; past it a write fails with ENOSPC) and the kernel's connection folder
+(`work`: sockets, a file there is capped at `scratch_bytes` by RLIMIT_FSIZE); it cannot reach the
+network, runs under a memory and CPU-time limit, and every process it starts dies with the
+sandbox (its own PID namespace). Where the grader may create cgroups, the kernel also runs in
+its own (`cgroups.KernelCgroup`): at most `max_processes` processes and threads at once, and its
+memory plus its scratch's pages at most `memory_bytes + scratch_bytes`. The kernel talks to the
+grader over Unix sockets (`ipc` transport) in the working folder, because it has no network.
+Interrupts go over the control channel (the kernel is in its own session, out of reach of
+signals to the grader's group).
 
 Where bubblewrap is missing (`apt-get install bubblewrap`), `SandboxedKernelManager`
 falls back to an ordinary kernel with the same limits and says loudly, once per run,
 that student code is NOT isolated from the grader. See the README's instructor section
 for the threat model and the container alternative.
 
-    >>> policy = SandboxPolicy(hide=["/etc"], memory_bytes=2**30, cpu_seconds=60)   # a GradingSettings
+    >>> policy = SandboxPolicy(scratch_bytes=2**20, cpu_seconds=60)   # a GradingSettings
     >>> cmd = bwrap_command(["python", "-m", "ipykernel_launcher"], "/tmp/w", policy, bwrap="bwrap")
-    >>> cmd[:3], "--unshare-all" in cmd, cmd[cmd.index("/etc") - 1]
-    (['bwrap', '--ro-bind', '/'], True, '--tmpfs')
+    >>> cmd[:5], "--unshare-all" in cmd
+    (['bwrap', '--size', '1048576', '--tmpfs', '/tmp'], True)
+    >>> [cmd[i + 1] for i, a in enumerate(cmd) if a == "--ro-bind"][0]       # the allow-list's first entry
+    '/usr'
 """
 from __future__ import annotations
 
@@ -44,7 +52,8 @@ from pathlib import Path
 
 from jupyter_client import AsyncKernelManager
 
-from ..paths import REPO_ROOT, hidden_from_student_code
+from ..paths import hidden_from_student_code
+from . import allowlist
 from .cgroups import KernelCgroup, available as cgroups_available
 from .settings import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, GradingSettings  # noqa: F401
 NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code runs with the grader's own "
@@ -70,7 +79,9 @@ SandboxPolicy = GradingSettings
 
 
 def default_hidden() -> list[str]:
-    """Folders no student code needs: the instructor's solutions, the git history, the home folder."""
+    """Folders no student code needs: the instructor's solutions, the git history, the home folder.
+    Outside the allow-list they do not exist in the sandbox anyway; should one lie inside an allowed
+    folder (a course inside its environment's folder), it is emptied there."""
     out = [str(p) for p in hidden_from_student_code()]
     home = os.path.expanduser("~")
     if home not in ("/", "") and Path(home).is_dir():
@@ -115,34 +126,48 @@ def warn_not_isolated() -> None:
         print("\n" + "!" * 78 + "\n" + NOT_ISOLATED + "\n" + "!" * 78 + "\n", file=sys.stderr, flush=True)
 
 
-def _must_stay_visible() -> list[Path]:
-    """Paths the kernel needs: the interpreter's environment and the course library."""
-    return [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), REPO_ROOT]
+SHM_BYTES = 64 * 2**20      # the kernel's /dev/shm (Docker's default size), at most its scratch
+IDENTITY = ".identity"       # in the working folder: the kernel's /etc/passwd and /etc/group
+
+
+def write_identity(work: Path) -> None:
+    """The files that name the kernel's user (`student`, home /tmp): `getpass.getuser()` and
+    `~user` work inside without the machine's list of users."""
+    folder = Path(work) / IDENTITY
+    folder.mkdir(exist_ok=True)
+    for name, text in allowlist.identity_files().items():
+        (folder / name).write_text(text)
+
+
+def _bound_trees(args: list[str]) -> list[Path]:
+    return [Path(args[i + 1]) for i, a in enumerate(args) if a == "--ro-bind"]
 
 
 def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) -> list[str]:
-    """The bwrap command line that runs `cmd` in a sandbox whose only writable folder is `work`."""
-    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    # A private /tmp is one more hidden folder: a course checked out under /tmp (as CI may do)
-    # must come back read-only like a course under $HOME.
-    hidden = [Path("/tmp").resolve()]
-    hidden += [Path(h).resolve() for h in policy.hide if Path(h).exists() and Path(h).resolve() not in
-               (Path("/"), hidden[0])]
-    for h in hidden:
-        # The private /tmp is the student's scratch: a tmpfs of bounded size (ENOSPC past it).
-        args += (["--size", str(policy.scratch_bytes)] if h == hidden[0] and policy.scratch_bytes > 0 else [])
-        args += ["--tmpfs", str(h)]
-    # Bring back, read-only, what the kernel needs that a hidden folder covered (a venv in $HOME),
-    # then hide again what lies inside it (the solution notebooks inside a repository under $HOME).
-    kept = [k for k in _must_stay_visible() if any(h == k or h in k.parents for h in hidden)]
-    for k in kept:
-        args += ["--ro-bind", str(k), str(k)]
-    for h in hidden:
-        if any(k in h.parents for k in kept):
+    """The bwrap command line that runs `cmd` in a sandbox that shows only the allow-list (read-only),
+    its scratch and `work` (its only writable folder on disk)."""
+    scratch = ["--size", str(policy.scratch_bytes)] if policy.scratch_bytes > 0 else []
+    # The private /tmp first: a course or an environment under /tmp (as CI may clone it) is bound on top.
+    args = [bwrap, *scratch, "--tmpfs", "/tmp"]
+    allowed = allowlist.mounts(allowlist.allowed_paths())
+    args += allowed
+    # POSIX shared memory and semaphores (multiprocessing, torch) live in /dev/shm: bounded too.
+    shm = min(policy.scratch_bytes, SHM_BYTES) if policy.scratch_bytes > 0 else SHM_BYTES
+    args += ["--dev", "/dev", "--proc", "/proc", "--size", str(shm), "--tmpfs", "/dev/shm"]
+    # A hidden folder inside an allowed one is emptied (outside them nothing exists to hide).
+    trees = _bound_trees(allowed)
+    for h in dict.fromkeys(Path(os.path.realpath(h)) for h in policy.hide if os.path.isdir(h)):
+        if any(t in h.parents for t in trees) and not any(h == t or h in t.parents for t in trees):
             args += ["--tmpfs", str(h)]
     for device in sorted(glob.glob("/dev/nvidia*")) + (["/dev/dri"] if os.path.exists("/dev/dri") else []):
         args += ["--dev-bind", device, device]         # a GPU chapter can still use the GPU
-    args += ["--bind", work, work, "--chdir", "/tmp",
+    args += ["--bind", work, work]
+    for name in ("passwd", "group"):
+        source = os.path.join(work, IDENTITY, name)
+        if os.path.exists(source):
+            args += ["--ro-bind", source, f"/etc/{name}"]
+    # Nothing can be created in the root or in /dev: the scratch folders are the only room to write.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp",
              "--unshare-all", "--die-with-parent", "--new-session",
              "--unsetenv", "JPY_PARENT_PID",
              "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",
@@ -182,6 +207,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self.work = Path(tempfile.mkdtemp(prefix="course-sandbox-")).resolve()
         (self.work / ".ipython").mkdir()
         _seed_matplotlib_cache(self.work)
+        write_identity(self.work)
         self.isolated = bwrap_path() is not None
         # Its scratch is memory, so the cgroup's memory limit counts both.
         self.cgroup = KernelCgroup.create(self.policy.max_processes,
@@ -269,7 +295,8 @@ def check_sandbox() -> str:
     procs = ("processes per kernel limited (cgroup pids.max)" if "pids" in limits else
              "the number of processes per kernel is NOT limited (no cgroup can be created here)")
     if isolation_available():
-        return f"student code runs in a bubblewrap sandbox ({bwrap_path()}); {procs}"
+        return (f"student code runs in a bubblewrap sandbox ({bwrap_path()}) that shows it only the course "
+                f"library, its Python environment and the system's runtime; {procs}")
     return f"student code is NOT isolated (bubblewrap missing); {procs}"
 
 

@@ -1,0 +1,157 @@
+"""What a grading kernel can see: an allow-list, each entry with the reason it is there.
+
+A sandboxed kernel (`sandbox.bwrap_command`) starts from an empty root and gets, read-only, exactly
+the paths below; nothing else on the machine exists inside it ("No such file or directory"): no
+home folder, no `/srv`, `/opt`, `/var`, `/mnt`, no other checkout of the course, no `solutions/` or
+`tests/` of any course, no grading folder or submissions. Beside them it gets a fresh `/proc` (its
+own processes only), a minimal `/dev`, its bounded scratch (`/tmp`, also its home and working
+folder), its private working folder (the kernel's sockets) and a two-line `/etc/passwd` naming it.
+
+* **The system's runtime** (`SYSTEM`): `/usr` holds the programs, the C library and every shared
+  library the Python extensions load (BLAS, libstdc++, libgomp), locales and time zones;
+  `/bin`, `/sbin`, `/lib*` are, on a merged-/usr system, links into it (recreated as links).
+* **A few files of `/etc`** (`ETC`): the dynamic loader's cache and configuration (`ld.so.*`: where
+  shared libraries are; `ctypes.util.find_library`, used by torch, reads it through `ldconfig`), the
+  time zone (`localtime`, `timezone`: `time.localtime`, datetime), how users are looked up
+  (`nsswitch.conf`, read by the C library with the generated `passwd`/`group`), and Debian's
+  `alternatives` (links into `/usr` naming the chosen BLAS/LAPACK).
+* **The Python installation and the course's environment** (`python_trees`): the interpreter's
+  prefixes (a venv, a conda environment or pyenv's Python, wherever they live, even under a home
+  folder or inside the checkout: exactly that folder, not its parent), and a user site-packages
+  folder when this Python uses one. Where an environment folder holds the course itself, only
+  its environment parts are bound (`ENVIRONMENT_PARTS`), never the course beside them.
+* **The course library the notebooks import** (`course_library`): `specdec/`, `widgets/` and the
+  in-kernel part of `autograder/` (`KERNEL_MODULES`: the test helpers, the integrity guard, the
+  progress log, the Check my work button; the package docstring lists them). Not the rest of
+  the checkout: not `solutions/`, `tests/`, `chapters/`, `.git`, the grading code.
+* **Model weights named by the instructor** (`model_trees`): `$SPECDEC_GPT2_DIR`, where chapter 12
+  looks for GPT-2 on a GPU, when it is set.
+* **The GPU** (`gpu_trees`, only where `/dev/nvidia*` exists): `/sys`, where the CUDA driver reads
+  the devices' topology. The device files themselves are bound by the sandbox.
+
+    >>> [str(p) for p in SYSTEM][:1]
+    ['/usr']
+    >>> all(p.is_absolute() for p in allowed_paths())
+    True
+    >>> from ..paths import REPO_ROOT
+    >>> any(p == REPO_ROOT or p == REPO_ROOT / "solutions" for p in allowed_paths())
+    False
+"""
+from __future__ import annotations
+
+import glob
+import os
+import site
+import sys
+from pathlib import Path
+
+from ..paths import PACKAGE_DIR, REPO_ROOT
+
+SYSTEM = (Path("/usr"), Path("/bin"), Path("/sbin"), Path("/lib"), Path("/lib32"), Path("/lib64"), Path("/libx32"))
+
+ETC = tuple(Path("/etc") / name for name in (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "nsswitch.conf", "alternatives"))
+
+# The parts of a Python environment (venv or conda) that the interpreter and its packages use,
+# bound one by one when the environment's folder also holds the course.
+ENVIRONMENT_PARTS = ("bin", "lib", "lib64", "include", "share", "etc", "ssl", "libexec", "conda-meta",
+                     "pyvenv.cfg", "x86_64-conda-linux-gnu", "aarch64-conda-linux-gnu")
+
+COURSE_PACKAGES = ("specdec", "widgets")
+
+# The modules of `autograder` that run inside the kernel: what the notebooks' setup and test cells
+# import (stats, recording_rng, calls, delegation, progress), what the grader's guard runs there
+# (integrity, graded_output), the Check my work cell (learner.notebook_check) and what these import.
+KERNEL_MODULES = ("__init__.py", "calls.py", "delegation.py", "errors.py", "graded_output.py", "integrity.py",
+                  "paths.py", "recording_rng.py", "stats.py", "progress", "learner/__init__.py",
+                  "learner/notebook_check.py")
+
+
+def _inside(path: Path, tree: Path) -> bool:
+    return path == tree or tree in path.parents
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def python_trees() -> list[Path]:
+    """This interpreter's installation and environment (their real folders), plus its user site."""
+    prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+                str(Path(os.path.realpath(sys.executable)).parent.parent)}
+    trees = [_real(Path(p)) for p in sorted(prefixes)]
+    if site.ENABLE_USER_SITE:
+        user = Path(site.getusersitepackages())
+        if str(user) in sys.path and user.is_dir():
+            trees.append(_real(user))
+    out = []
+    for tree in trees:
+        if _inside(REPO_ROOT, tree):          # an environment folder that holds the course
+            out += [tree / part for part in ENVIRONMENT_PARTS if (tree / part).exists()]
+        else:
+            out.append(tree)
+    return out
+
+
+def course_library(root: Path | None = None, package: Path | None = None) -> list[Path]:
+    """The course's own code that notebooks import: `specdec/`, `widgets/`, the kernel's `autograder`."""
+    root, package = root or REPO_ROOT, package or PACKAGE_DIR
+    return [root / name for name in COURSE_PACKAGES] + [package / name for name in KERNEL_MODULES]
+
+
+def model_trees() -> list[Path]:
+    where = os.environ.get("SPECDEC_GPT2_DIR")
+    return [Path(where)] if where else []
+
+
+def gpu_trees() -> list[Path]:
+    return [Path("/sys")] if glob.glob("/dev/nvidia*") else []
+
+
+def allowed_paths() -> list[Path]:
+    """Every path the kernel sees read-only (by that name), in the order they are bound; those that do
+    not exist here are left out, and so is a path inside an earlier one."""
+    out: list[Path] = []
+    for path in [*SYSTEM, *ETC, *python_trees(), *course_library(), *model_trees(), *gpu_trees()]:
+        path = Path(os.path.abspath(path))
+        if not os.path.lexists(path):
+            continue
+        if any(_inside(path, p) for p in out):
+            continue
+        out.append(path)
+    return out
+
+
+def mounts(paths: list[Path]) -> list[str]:
+    """bubblewrap arguments that make each of `paths` visible read-only at its own name: each link on
+    the way to it is recreated as a link (`/lib -> usr/lib`, a home folder that is a link), and the
+    real folder or file it leads to is bound there, unless an earlier path already shows it."""
+    args: list[str] = []
+    bound: list[Path] = []
+    made: set[Path] = set()
+    for path in paths:
+        here = Path("/")
+        for part in path.parts[1:]:
+            step = here / part
+            if any(_inside(step, b) for b in bound):       # inside what is already visible
+                here = step
+                continue
+            if step.is_symlink():
+                if step not in made:
+                    made.add(step)
+                    args += ["--symlink", os.readlink(step), str(step)]
+                here = _real(step)
+            else:
+                here = step
+        if not here.exists() or any(_inside(here, b) for b in bound):
+            continue
+        bound.append(here)
+        args += ["--ro-bind", str(here), str(here)]
+    return args
+
+
+def identity_files(uid: int | None = None, gid: int | None = None) -> dict[str, str]:
+    """`/etc/passwd` and `/etc/group` of the kernel: one user (its own uid, home /tmp), one group."""
+    uid = os.getuid() if uid is None else uid
+    gid = os.getgid() if gid is None else gid
+    return {"passwd": f"student:x:{uid}:{gid}:student:/tmp:/bin/sh\n", "group": f"student:x:{gid}:\n"}

@@ -1,0 +1,85 @@
+"""Files an instructor keeps elsewhere on the grading machine, planted for a test and removed after it.
+
+`planted_secrets()` puts, each under a folder of its own named `course-test-<random>`:
+
+* under `/srv`: a second checkout of the course, with `solutions/` (two instructor notebooks, hidden
+  tests included) and `tests/` (a test file);
+* under `/opt`: an instructor's notes;
+* under `/var/tmp`: a grades file of last term.
+
+Every line of every planted file carries the same random token, so a test can say that no line of
+them reached a feedback page by looking for the token. Student code must find none of them (the
+sandbox shows only its allow-list). Where the test cannot write there (not root), it is skipped.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from autograder.paths import SOLUTIONS_DIR
+
+CHAPTERS = ("03_acceptance_rule", "04_speculative_round")
+
+
+@dataclass
+class Planted:
+    token: str
+    roots: list[Path] = field(default_factory=list)     # the folders made (removed afterwards)
+    files: list[Path] = field(default_factory=list)     # what student code will try to read
+    folders: list[Path] = field(default_factory=list)   # what it will try to list
+
+    def lines(self) -> list[str]:
+        """Every line of every planted file (each carries the token)."""
+        return [line for f in self.files for line in f.read_text().splitlines() if line.strip()]
+
+
+def _tagged_notebook(source: Path, token: str) -> str:
+    """The notebook at `source` with the token in every line of every cell (a comment in code)."""
+    nb = json.loads(source.read_text())
+    for cell in nb["cells"]:
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        mark = "  # " if cell["cell_type"] == "code" else " "
+        cell["source"] = "\n".join(line + mark + token for line in text.splitlines())
+    return json.dumps(nb, indent=1)
+
+
+@contextlib.contextmanager
+def planted_secrets():
+    token = f"PLANTED-{uuid.uuid4().hex}"
+    planted = Planted(token)
+    try:
+        for top in ("/srv", "/opt", "/var/tmp"):
+            root = Path(top) / f"course-test-{uuid.uuid4().hex[:12]}"
+            root.mkdir(parents=True)
+            planted.roots.append(root)
+        checkout = planted.roots[0] / "speculative-decoding-course"
+        (checkout / "solutions").mkdir(parents=True)
+        (checkout / "tests").mkdir()
+        for name in CHAPTERS:
+            path = checkout / "solutions" / f"{name}.ipynb"
+            path.write_text(_tagged_notebook(SOLUTIONS_DIR / f"{name}.ipynb", token))
+            planted.files.append(path)
+        test = checkout / "tests" / "test_hidden.py"
+        test.write_text(f"def test_hidden():  # {token}\n    assert tv([1, 0], [0, 1]) == 1  # {token}\n")
+        notes = planted.roots[1] / "instructor-notes.md"
+        notes.write_text(f"# Notes for grading chapter 03 {token}\n"
+                         f"Expect tv to use np.abs; the hidden test checks rows of length 2. {token}\n")
+        grades = planted.roots[2] / "grades-last-term.csv"
+        grades.write_text(f"student_id,chapter,score {token}\nana,03_acceptance_rule,17 {token}\n")
+        planted.files += [test, notes, grades]
+        planted.folders += [checkout, checkout / "solutions", planted.roots[1], planted.roots[2]]
+    except PermissionError as exc:
+        for root in planted.roots:
+            shutil.rmtree(root, ignore_errors=True)
+        pytest.skip(f"cannot plant files elsewhere on this machine ({exc}); run as root")
+    try:
+        yield planted
+    finally:
+        for root in planted.roots:
+            shutil.rmtree(root, ignore_errors=True)
