@@ -271,3 +271,36 @@ WRONG = {
         **delegation_forms("def adaptive_slots(survivals, step_time):", "specdec.adaptive", "greedy_slot_schedule"),
     },
 }
+
+# Requests in index order with one running rate: request 0 admits its drafts while they raise the rate, then
+# request 1, ... It checks the rate, but not in the global order, so a later request's better slot loses to an
+# earlier request's worse one. Caught by test_adaptive_optimal and test_adaptive_global_order_staircase.
+WRONG["ex_adaptive_slots"]["request_order_running_rate"] = '''def adaptive_slots(survivals, step_time):
+    B = len(survivals)
+    lengths = [0] * B
+    tokens, n = float(B), B
+    for r in range(B):
+        while lengths[r] < len(survivals[r]):
+            a = survivals[r][lengths[r]]
+            if not (tokens + a) / step_time(n + 1) > tokens / step_time(n):
+                break
+            tokens, n = tokens + a, n + 1
+            lengths[r] += 1
+    return lengths
+'''
+
+# The words each likely wrong answer must read in some failing test cell (its misconception named).
+MESSAGES = {f"ex_adaptive_slots/{bug}": words for bug, words in {
+    "per_request_independent": "Are you deciding request by request?",
+    "request_order_running_rate": "Are you deciding request by request?",
+    "forgets_base_tokens": "start at B = 2",
+    "peeks_one_ahead": "never look past the first position you turn down",
+    "try_every_b_reads_all": "never look past the first position you turn down",
+    "copies_rows_first": "never look past the first position you turn down",
+    "admits_ties": "does not strictly rise",
+    "admits_equal_rate_positive": "the same rate",
+    "tolerance_admits_ties": "does not strictly rise",
+    "ties_to_later_request": "the lower index goes first",
+    "returns_numpy_array": "return a Python list",
+    "trims_rows_in_place": "changed its input",
+}.items()}
