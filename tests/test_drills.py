@@ -208,27 +208,69 @@ def test_finish_with_records_pass_fail_and_ignores_unattempted(tmp_path, capsys)
     assert "not attempted" in capsys.readouterr().out
 
 
-def test_log_location(tmp_path, monkeypatch):
-    (tmp_path / "chapters").mkdir()
-    (tmp_path / "autograder").mkdir()
-    assert progress.default_folder(tmp_path) == tmp_path / "learner"
-    assert progress.default_folder(tmp_path / "learner") == tmp_path / "learner"
-    monkeypatch.chdir(tmp_path)
+def test_log_location_is_one_rule(tmp_path, monkeypatch):
+    """$COURSE_PROGRESS_LOG, else the folder given, else the course's learner folder (learner/, or the
+    folder ./course lab serves): the same file wherever the notebook or the terminal is."""
+    from autograder.paths import LEARNER_DIR
+
     monkeypatch.delenv(progress.ENV_VAR, raising=False)
-    assert progress.log_path() == tmp_path / "learner" / progress.LOG_NAME
-    assert progress.log_for_notebook(tmp_path / "chapters" / "02_x.ipynb") == tmp_path / "chapters" / progress.LOG_NAME
+    monkeypatch.delenv(progress.log.LAB_DIR_VAR, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert progress.log_path() == LEARNER_DIR / progress.LOG_NAME       # not the current folder
+    monkeypatch.setenv(progress.log.LAB_DIR_VAR, str(tmp_path / "lab"))
+    assert progress.log_path() == tmp_path / "lab" / progress.LOG_NAME
+    assert progress.log_path(tmp_path / "x") == tmp_path / "x" / progress.LOG_NAME
     monkeypatch.setenv(progress.ENV_VAR, str(tmp_path / "elsewhere.jsonl"))
     assert progress.log_path() == tmp_path / "elsewhere.jsonl"
-    assert progress.log_path(tmp_path) == tmp_path / progress.LOG_NAME
+    assert progress.log_path(tmp_path) == tmp_path / progress.LOG_NAME   # an explicit folder wins
     assert progress.read_log(tmp_path / "missing.jsonl") == []
     with pytest.raises(ValueError):
         progress.append({"no": "type"}, tmp_path / "x.jsonl")
 
 
-def test_summary_without_drills_and_with_all_right():
+def test_off_means_no_log_read_or_written(tmp_path, monkeypatch, capsys):
+    """A book build or a test run sets COURSE_PROGRESS_LOG=off: nothing is read (no one's history shows)
+    and nothing is written."""
+    monkeypatch.setenv(progress.ENV_VAR, "off")
+    monkeypatch.chdir(tmp_path)
+    assert progress.log_path() is None and progress.read_log() == []
+    clock = progress.start_drill("d", "t", "02")
+    assert clock.finish_with(lambda: None) is True
+    assert clock.finish(False)["attempt"] == 2            # counted in memory when there is no log
+    assert "not recorded (no progress log in this run)" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+    assert "COURSE_PROGRESS_LOG=off" in progress.describe(progress.log_path())
+
+
+def _answer(drill, topic, chapter, correct, seconds=30.0, **extra):
+    return {"type": "drill", "drill": drill, "topic": topic, "chapter": chapter, "correct": correct,
+            "seconds": seconds, "attempt": 1, "retry": False, **extra}
+
+
+def test_advice_fits_the_evidence_and_the_kind_of_drill():
     assert "No drills recorded" in progress.format_summary([])
-    events = [{"type": "drill", "topic": "t", "chapter": "05", "correct": True, "seconds": 3.0}]
-    assert "Every recorded drill was right" in progress.format_summary(events, ["05_speedup"])
+    # One coding drill, right: too little evidence, and no "new seeds" (a coding drill has none).
+    one = progress.format_summary([_answer("trim_block_table", "cache rollback", "10", True)], ["10_cache_rollback"])
+    assert "too few" in one and "seeds" not in one and "Every first attempt was right" not in one
+    # A wrong coding drill: reread, then write it again later (a retry), not "new seeds".
+    wrong = progress.format_summary([_answer("trim_block_table", "cache rollback", "10", False)],
+                                    ["10_cache_rollback"])
+    assert "reread 10_cache_rollback, then write the function again" in wrong and "seeds" not in wrong
+    # A wrong numeric drill: new seeds make sense there.
+    numeric = progress.format_summary([_answer("numeric:round", "speedup formula", "05", False)], ["05_speedup"])
+    assert "reread 05_speedup, then try the same kind of question with new seeds" in numeric
+    # Right but slow: advice about speed, for that topic, by its kind.
+    slow = [_answer("numeric:cost", "cost of a pass", "01", True, 400.0, minutes=5, within_time=False),
+            _answer("numeric:cost", "cost of a pass", "01", True, 100.0, minutes=5, within_time=True),
+            _answer("residual_sample", "acceptance rule", "03", True, 60.0, minutes=5, within_time=True)]
+    text = progress.format_summary(slow, ["01_cost_model"])
+    assert "over the suggested time in 1 of 2: cost of a pass; to get faster, try the same kind" in text
+    assert "too few" not in text and "Every first attempt was right" not in text
+    # Enough first attempts, all right and in time.
+    good = [_answer("numeric:round", "speedup formula", "05", True, minutes=5, within_time=True, seed=s)
+            for s in range(3)]
+    assert "Every first attempt was right and within the suggested time (3 drills)" in progress.format_summary(good)
+    assert "repeat its drills with new seeds" not in progress.format_summary(good)
 
 
 # ---------------------------------------------------------------- chapter 13's coding drills and serving answers
@@ -302,3 +344,82 @@ def test_running_chapter_13_from_the_top_records_no_result(tmp_path, monkeypatch
     events = progress.read_log(log)
     assert events and all(e["type"] == "start" for e in events), [e for e in events if e["type"] != "start"]
     assert all(e.get("minutes") for e in events if not e["drill"].startswith("numeric:"))
+
+
+# ---------------------------------------------------------------- retries over the whole log
+def test_a_restarted_clock_is_no_new_first_attempt(tmp_path):
+    """The notebook cell's path: the clock cell run again (or Run All) after an answer, then the
+    check cell: the second answer is a retry, timed from the restart (reproduces issue 27: fail at
+    600 s, restart, pass at 5 s used to read attempt 1, within time)."""
+    log = tmp_path / "log.jsonl"
+    first = progress.start_drill("residual_sample", "acceptance rule", "03", path=log, now=0.0, minutes=5)
+    event = first.finish(False, now=600.0)
+    assert (event["attempt"], event["retry"], event["within_time"]) == (1, False, False)
+    again = progress.start_drill("residual_sample", "acceptance rule", "03", path=log, now=1000.0, minutes=5)
+    event = again.finish(True, now=1005.0)
+    assert (event["attempt"], event["retry"], event["seconds"]) == (2, True, 5.0)
+    (row,) = progress.topic_summary(progress.read_log(log))
+    assert (row["attempts"], row["correct"], row["over_time"], row["retries"], row["mean_seconds"]) == (1, 0, 1, 1, 600.0)
+    # Another drill, and the same drill in another log, are unaffected.
+    other = progress.start_drill("trim_block_table", "cache rollback", "10", path=log, now=0.0).finish(True, now=9.0)
+    assert (other["attempt"], other["retry"]) == (1, False)
+
+
+def test_finish_with_after_a_restart_is_a_retry(tmp_path, capsys):
+    log = tmp_path / "log.jsonl"
+
+    def check(fn):
+        assert fn(2) == 4, "double it"
+
+    progress.start_drill("d", "t", "02", path=log).finish_with(check, lambda x: x)
+    progress.start_drill("d", "t", "02", path=log).finish_with(check, lambda x: 2 * x)
+    answers = [e for e in progress.read_log(log) if e["type"] == "drill"]
+    assert [(e["correct"], e["attempt"], e["retry"]) for e in answers] == [(False, 1, False), (True, 2, True)]
+    assert "attempt 2: a retry" in capsys.readouterr().out
+
+
+def test_numeric_attempts_count_per_seed_and_after_the_worked_answer(tmp_path):
+    """The notebook's `answer(...)` path: resume_drill, finish, and the worked answer shown."""
+    log = tmp_path / "log.jsonl"
+    clock = progress.resume_drill("numeric:round", "speedup formula", "05", path=log, seed=7)
+    clock.finish(False, kind="round", seed=7)
+    progress.record_seen("numeric:round", progress.WORKED, path=log, seed=7)
+    progress.start_drill("numeric:round", "speedup formula", "05", path=log, seed=7)      # restarted
+    again = progress.resume_drill("numeric:round", "speedup formula", "05", path=log, seed=7).finish(True, seed=7)
+    assert (again["attempt"], again["retry"], again["seen"]) == (2, True, [progress.WORKED])
+    fresh = progress.resume_drill("numeric:round", "speedup formula", "05", path=log, seed=8).finish(True, seed=8)
+    assert (fresh["attempt"], fresh["retry"]) == (1, False)
+    # The worked answer of a seed seen before any answer (nothing else logs it first, but the log says so).
+    progress.record_seen("numeric:round", progress.WORKED, path=log, seed=9)
+    seen_first = progress.resume_drill("numeric:round", "speedup formula", "05", path=log, seed=9).finish(True, seed=9)
+    assert (seen_first["attempt"], seen_first["retry"]) == (1, True)
+    rows = progress.topic_summary(progress.read_log(log))
+    assert [(r["attempts"], r["correct"], r["retries"]) for r in rows] == [(2, 1, 2)]
+
+
+def test_an_answer_after_the_hints_is_a_retry(tmp_path):
+    log = tmp_path / "log.jsonl"
+    progress.record_seen("trim_block_table", progress.HINTS, path=log)
+    event = progress.start_drill("trim_block_table", "cache rollback", "10", path=log).finish(True)
+    assert (event["attempt"], event["retry"], event["seen"]) == (1, True, [progress.HINTS])
+    assert "after hints" in progress.attempt_note(event)
+    assert progress.topic_summary(progress.read_log(log)) == []        # no first attempt to score
+
+
+@pytest.mark.slow
+def test_chapter_13_run_twice_logs_the_second_answers_as_retries(tmp_path, monkeypatch):
+    """The notebook path end to end: Run All of the solved chapter, then Run All again (every clock
+    restarted): every drill's second answer is a retry."""
+    from autograder.authoring.execute import execute
+    from autograder.paths import SOLUTIONS_DIR
+
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv(progress.ENV_VAR, str(log))
+    for _ in range(2):
+        execute(SOLUTIONS_DIR / "13_interview_drills.ipynb", allow_errors=False)
+    answers = [e for e in progress.read_log(log) if e["type"] == "drill"]
+    names = sorted({e["drill"] for e in answers})
+    assert len(names) == 8 and len(answers) == 16, [e["drill"] for e in answers]
+    for name in names:
+        mine = [(e["attempt"], e["retry"]) for e in answers if e["drill"] == name]
+        assert mine == [(1, False), (2, True)], (name, mine)

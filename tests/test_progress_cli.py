@@ -161,7 +161,8 @@ def test_a_pass_after_a_failure_is_timed_and_marked_a_retry(tmp_path, capsys):
     assert (row["attempts"], row["correct"], row["accuracy"], row["retries"]) == (1, 0, 0.0, 1)
     # A new seed is a new question: its first answer is a first attempt again.
     _run(capsys, "drill", "round", "--seed", "4", "--values", "1", "1", "1", "--folder", str(tmp_path))
-    assert progress.read_log(tmp_path / progress.LOG_NAME)[-1]["retry"] is False
+    last = [e for e in progress.read_log(tmp_path / progress.LOG_NAME) if e["type"] == "drill"][-1]
+    assert (last["seed"], last["attempt"], last["retry"]) == (4, 1, False)
 
 
 def test_the_test_session_keeps_the_learners_folder_untouched(tmp_path):
@@ -203,13 +204,70 @@ def test_progress_view_reads_the_log_back(tmp_path, capsys):
     assert "Weakest: cache rollback (0% right): reread 10_" in out
 
 
-def test_self_check_is_recorded_next_to_the_notebook(tmp_path, monkeypatch):
+def test_check_and_progress_agree_on_the_log_wherever_the_notebook_is(tmp_path, monkeypatch, capsys):
+    """`check` of a notebook kept outside the learner's folder records in the log that `progress`
+    (run from anywhere, without --folder) reads, and says where it wrote."""
+    from autograder.paths import LEARNER_DIR
+
     monkeypatch.delenv(progress.ENV_VAR, raising=False)
-    nb = tmp_path / "05_speedup.ipynb"
+    lab = tmp_path / "lab"                                   # stands for learner/ (never touched by tests)
+    monkeypatch.setenv(progress.log.LAB_DIR_VAR, str(lab))
+    elsewhere = tmp_path / "my_notes"
+    elsewhere.mkdir()
+    nb = elsewhere / "05_speedup.ipynb"
     shutil.copyfile(CHAPTERS_DIR / "05_speedup.ipynb", nb)
-    check._record(nb, [check.TestOutcome("t1", "ex_speedup", 2, 2, "")])
-    (event,) = progress.read_log(tmp_path / progress.LOG_NAME)
+    said = check._record(nb, [check.TestOutcome("t1", "ex_speedup", 2, 2, "")])
+    assert said == f"Recorded in your progress log: {lab / progress.LOG_NAME} (`python -m autograder progress` shows it)."
+    assert not (elsewhere / progress.LOG_NAME).exists()
+    (event,) = progress.read_log(lab / progress.LOG_NAME)
     assert event["type"] == "check" and event["chapter"] == "05_speedup" and event["exercises"] == {"ex_speedup": [2, 2]}
+    for cwd in (elsewhere, REPO_ROOT, tmp_path):
+        monkeypatch.chdir(cwd)
+        code, out = _run(capsys, "progress")
+        assert code == 0 and f"Progress log: {lab / progress.LOG_NAME}" in out
+        assert "1/1 exercises passed" in next(ln for ln in out.splitlines() if ln.startswith("05_speedup"))
+    monkeypatch.delenv(progress.log.LAB_DIR_VAR)
+    assert progress.log_path() == LEARNER_DIR / progress.LOG_NAME     # without the variable: the course's learner/
+    monkeypatch.setenv(progress.ENV_VAR, "off")
+    assert "Not recorded: this run keeps no progress log" in check._record(nb, [])
+
+
+def test_cli_answers_after_a_restart_or_the_hints_are_retries(tmp_path, capsys):
+    """The command line's path: `drill NAME` again restarts the clock, never the attempt count; a
+    numeric seed after its worked answer likewise; an answer after `--hints` is a retry."""
+    (tmp_path / "right.py").write_text(RIGHT)
+    (tmp_path / "wrong.py").write_text(WRONG)
+    folder = ["--folder", str(tmp_path)]
+    _run(capsys, "drill", "trim_block_table", *folder)
+    _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "wrong.py"), *folder)
+    _run(capsys, "drill", "trim_block_table", *folder)                          # the clock restarted
+    code, out = _run(capsys, "drill", "trim_block_table", "--answer", str(tmp_path / "right.py"), *folder)
+    assert code == 0 and "Attempt 2: a retry" in out
+    from specdec.drills import make_question
+    q = make_question(11, "survival")
+    _run(capsys, "drill", "survival", "--seed", "11", *folder)
+    _run(capsys, "drill", "survival", "--seed", "11", "--values", "0", "0", *folder)
+    _run(capsys, "drill", "survival", "--seed", "11", *folder)                  # the same numbers again
+    code, out = _run(capsys, "drill", "survival", "--seed", "11", "--values", *[str(p.answer) for p in q.parts], *folder)
+    assert code == 0 and "Attempt 2: a retry" in out
+    code, out = _run(capsys, "drill", "residual_sample", "--hints", *folder)
+    assert code == 0 and "Hint 1:" in out and "Hint 2:" in out and "<details>" not in out and "$" not in out
+    answer = tmp_path / "residual.py"
+    answer.write_text("import numpy as np\n\ndef residual_sample(p, q, rng):\n"
+                      "    r = np.maximum(np.asarray(p, float) - np.asarray(q, float), 0)\n"
+                      "    if r.sum() <= 1e-12:\n        raise ValueError('p == q')\n"
+                      "    return int(rng.choice(len(r), p=r / r.sum()))\n")
+    _run(capsys, "drill", "residual_sample", *folder)
+    code, out = _run(capsys, "drill", "residual_sample", "--answer", str(answer), *folder)
+    assert code == 0 and "Attempt 1: a retry (you have seen its hints)" in out
+    answers = [e for e in progress.read_log(tmp_path / progress.LOG_NAME) if e["type"] == "drill"]
+    assert [(e["drill"], e["correct"], e["attempt"], e["retry"]) for e in answers] == [
+        ("trim_block_table", False, 1, False), ("trim_block_table", True, 2, True),
+        ("numeric:survival", False, 1, False), ("numeric:survival", True, 2, True),
+        ("residual_sample", True, 1, True)]
+    rows = {r["topic"]: r for r in progress.topic_summary(progress.read_log(tmp_path / progress.LOG_NAME))}
+    assert set(rows) == {"cache rollback", "tokens per round"}                 # the hinted answer scores nothing
+    assert all(r["correct"] == 0 and r["retries"] == 1 for r in rows.values())
 
 
 def test_the_command_line_entry_point(tmp_path):

@@ -58,3 +58,24 @@ def test_kind_menu_opens_on_any_and_switches_back(tmp_path):
 def test_unknown_kind_shows_a_message(tmp_path):
     w = numeric_drill_widget(seed=5, kind="speedup", log=tmp_path / "log.jsonl")
     assert w.kind_menu.label == "any" and "unknown kind" in w.message and "unknown kind" in w.verdict.value
+
+
+def test_the_same_seed_again_is_a_retry_by_every_route_back(tmp_path):
+    """After the worked answer of seed 4 was shown, coming back to seed 4 (a new form, as re-running the
+    cell makes, or typing the seed again) never records a first attempt."""
+    log = tmp_path / "log.jsonl"
+    w = numeric_drill_widget(seed=4, kind="round", log=log)
+    w.check([1, 1, 1])                                   # wrong; the worked answer is shown and logged
+    assert any(e["type"] == "seen" and e["what"] == progress.WORKED and e["seed"] == 4 for e in progress.read_log(log))
+    again = numeric_drill_widget(seed=4, kind="round", log=log)       # the cell run again: a restarted clock
+    again.check([p.answer for p in again.question.parts])
+    assert (again.last_event["attempt"], again.last_event["retry"]) == (2, True)
+    assert again.last_event["seconds"] < 5              # timed from the restart, but not scored
+    again.seed_box.value = 5
+    again.check([p.answer for p in again.question.parts])
+    assert (again.last_event["attempt"], again.last_event["retry"]) == (1, False)    # a new seed: a new question
+    again.seed_box.value = 4
+    again.check([p.answer for p in again.question.parts])
+    assert (again.last_event["attempt"], again.last_event["retry"]) == (3, True)
+    (row,) = progress.topic_summary(progress.read_log(log))
+    assert (row["attempts"], row["correct"], row["retries"]) == (2, 1, 2)

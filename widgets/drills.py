@@ -4,7 +4,10 @@
 kind menu (change the seed for fresh numbers), the question, one number box per part, a
 "Check" button, the verdict, and the worked answer, which appears only after an attempt.
 Starting a question starts its clock; checking records the time and the result in the
-progress log (`autograder.progress`). The same steps are plain methods for tests:
+progress log (`autograder.progress`), and that the worked answer was shown. Attempts are
+counted per kind and seed over the whole log: coming back to a seed (a new form, the same seed
+typed again, the notebook run again) after its worked answer was shown is a retry, never a new
+first attempt. The same steps are plain methods for tests:
 
     >>> import tempfile, pathlib
     >>> w = numeric_drill_widget(seed=3, kind="round", log=pathlib.Path(tempfile.mkdtemp()) / "log.jsonl")
@@ -98,9 +101,10 @@ class NumericDrill(W.VBox):
         result = grade(self.question, numbers)
         self.last_grade = result
         if self.clock is not None:
-            # One clock per question: a second answer to the same numbers (after the verdict and the
-            # worked answer were shown) is recorded as a retry, timed from the question's start.
+            # Timed from the question's (last) start; numbered over the whole log for this kind and seed,
+            # so an answer after the verdict and the worked answer were shown is a retry.
             self.last_event = self.clock.finish(result.correct, kind=self.question.kind, seed=self.question.seed)
+            progress.record_seen(self.clock.drill, progress.WORKED, path=self.clock.path, seed=self.question.seed)
         rows = "".join(f"<li>{html.escape(r.label)}: {'right' if r.ok else 'not within the tolerance'}</li>"
                        for r in result.results)
         head = "All right." if result.correct else "Not yet: compare with the worked answer below."

@@ -176,15 +176,20 @@ def format_report(outcomes: list[TestOutcome], elapsed: float, name: str) -> str
     return "\n".join(lines)
 
 
-def _record(path: Path, outcomes: list[TestOutcome]) -> None:
-    """Add the result to the learner's progress log, next to the notebook (`python -m autograder progress`)."""
+def _record(path: Path, outcomes: list[TestOutcome]) -> str:
+    """Add the result to the learner's progress log, the file `python -m autograder progress` reads
+    (`progress.log_path`: one rule for both, wherever the notebook is); say where it went."""
     from .. import progress
 
+    log = progress.log_path()
     try:
         chapter = identify_chapter(path, notebooks.read(path))
-        progress.record_check(chapter, outcomes, progress.log_for_notebook(path))
-    except (OSError, CourseError):
-        pass                     # a read-only folder must not break the self-check
+        progress.record_check(chapter, outcomes, log)
+    except (OSError, CourseError) as err:
+        return f"Not recorded in the progress log ({err})."      # a read-only folder must not break the check
+    if log is None:
+        return f"Not recorded: this run keeps no progress log ({progress.describe(log)})."
+    return f"Recorded in your progress log: {log} (`python -m autograder progress` shows it)."
 
 
 def main(args) -> int:
@@ -192,7 +197,7 @@ def main(args) -> int:
     for path in args.notebooks:
         outcomes, elapsed = run_check(Path(path), timeout=args.timeout)
         print(format_report(outcomes, elapsed, Path(path).name))
-        _record(Path(path), outcomes)
+        print(_record(Path(path), outcomes))
         if in_bundle():
             print(BUNDLE_NOTE)
         if any(o.message for o in outcomes):

@@ -48,6 +48,7 @@ class CodingDrill:
     stub: str                                   # the def line and docstring, body `raise NotImplementedError`
     setup: list[str] = field(default_factory=list)
     tests: list[tuple[str, float, str]] = field(default_factory=list)     # (grade_id, points, source)
+    hints: list[str] = field(default_factory=list)                        # the folded hints, in order (Markdown)
 
 
 def _source(cell: dict) -> str:
@@ -67,6 +68,8 @@ def load_drills(path: Path | None = None) -> dict[str, CodingDrill]:
         if cell["cell_type"] == "markdown":
             if src.lstrip().startswith("### Exercise"):
                 statement = src
+            elif current is not None and not current.hints:
+                current.hints = hints_of(src)
             continue
         if "start_drill(" in src and not meta:
             clock = src
@@ -89,6 +92,16 @@ def load_drills(path: Path | None = None) -> dict[str, CodingDrill]:
             if current is not None:
                 current.setup.append(src)
     return drills
+
+
+def hints_of(markdown: str) -> list[str]:
+    """The bodies of the folded hints (`<details><summary><b>Hint N</b>...`) of a Markdown cell.
+
+    >>> hints_of("<details><summary><b>Hint 1</b> (click)</summary>\\n\\nLoop.\\n\\n</details>")
+    ['Loop.']
+    """
+    found = re.findall(r"<details><summary><b>Hint[^<]*</b>[^<]*</summary>(.*?)</details>", markdown, flags=re.S)
+    return [h.strip() for h in found]
 
 
 # ---------------------------------------------------------------- running an answer file

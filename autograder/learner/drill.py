@@ -2,6 +2,7 @@
 
     drill --list                       the drills (coding drills of chapter 13, numeric drill kinds)
     drill NAME                         show a drill and start its clock
+    drill NAME --hints                 show its hints (recorded: a later answer is a retry)
     drill NAME --answer FILE.py        run FILE's function against the drill's visible and hidden tests;
                                        report the time since the start and each test's verdict
     drill KIND --seed N                a numeric drill; answer with --seed N --values X Y Z
@@ -10,13 +11,23 @@
 
 The coding drills and their tests are read from the chapter's solution notebook, so the
 terminal and the notebook grade the same way (`autograder.learner.coding_drills`). Results go
-into the progress log of the working folder (autograder.progress).
+into the progress log (`autograder.progress.log_path`: the same file the notebooks and `check` use).
+
+Where each kind of drill lives (five files, four packages):
+
+* the coding drills' statements, hints, visible and hidden tests: chapter 13's notebook
+  (`solutions/13_interview_drills.ipynb`; `chapters/` in a bundle), cells `ex_drill_<name>`;
+  `autograder/learner/coding_drills.py` reads them and runs an answer file against them;
+* the numeric drills' questions, answers and tolerances: `specdec/drills.py` (`KINDS`,
+  `make_question`, `grade`); their form in a notebook: `widgets/drills.py`;
+* the clock, the attempt count and the log every path writes: `autograder/progress/`
+  (`drills.py` the clock and answers, `log.py` the file, `summary.py` the summaries and advice);
+* the terminal's commands: this module.
 """
 from __future__ import annotations
 
 import random
 import re
-import time
 from pathlib import Path
 
 from .. import progress
@@ -29,8 +40,14 @@ from .plain_text import latex_to_text
 def _retry_note(event: dict) -> str:
     if not event.get("retry"):
         return ""
-    return (f"\nAttempt {event['attempt']}: a retry (you have seen a verdict); `progress` scores first attempts "
-            f"and counts retries apart.")
+    why = (f"you have seen its {' and '.join(event['seen'])}" if event.get("seen") and event["attempt"] == 1
+           else "you have seen a verdict")
+    return (f"\nAttempt {event['attempt']}: a retry ({why}); `progress` scores first attempts and counts "
+            f"retries apart.")
+
+
+def _untagged(markdown: str) -> str:
+    return re.sub(r"<[^>]+>", "", markdown).strip()
 
 
 def _plain(markdown: str) -> str:
@@ -71,13 +88,12 @@ def _numeric(args, log: Path) -> int:
               + " ".join(f"X{i + 1}" for i in range(len(q.parts))))
         return 0
     result = grade(q, args.values)
-    # An earlier answer to the same numbers showed the worked answer: this one is a retry.
-    start, answered = progress.last_start(progress.read_log(log), label, seed=seed)
-    seconds = None if start is None else time.time() - start["time"]
-    event = progress.append(progress.result_event(label, q.topic, q.chapter, result.correct, seconds, answered + 1,
-                                                  kind=q.kind, seed=seed), log)
+    # Counted over the whole log for this kind and seed: an earlier answer showed the worked answer.
+    event = progress.record_answer(label, q.topic, q.chapter, result.correct, path=log, match={"seed": seed},
+                                   kind=q.kind, source="cli")
+    progress.record_seen(label, progress.WORKED, path=log, seed=seed)
     print(result.summary())
-    print(f"\n{'Right.' if result.correct else 'Not yet.'} Time: {_duration(seconds)}{_retry_note(event)}"
+    print(f"\n{'Right.' if result.correct else 'Not yet.'} Time: {_duration(event['seconds'])}{_retry_note(event)}"
           f"\n\nWorked answer: {q.worked}")
     return 0 if result.correct else 1
 
@@ -101,6 +117,12 @@ def drill_main(args) -> int:
     if name not in drills:
         raise CourseError(f"unknown drill {name!r}; `python -m autograder drill --list` shows them")
     d = drills[name]
+    if args.hints:
+        progress.record_seen(d.name, progress.HINTS, path=log)
+        for i, hint in enumerate(d.hints, 1):
+            print(f"Hint {i}: {_plain(_untagged(hint))}\n")
+        print("(Recorded: an answer after the hints counts as a retry, apart from first attempts.)")
+        return 0
     if not args.answer:
         progress.start_drill(d.name, d.topic, d.chapter, path=log, minutes=d.minutes)
         print(_plain(d.statement))
@@ -108,13 +130,10 @@ def drill_main(args) -> int:
         print(f"Clock started. When ready: python -m autograder drill {d.name} --answer my_{d.name}.py")
         return 0
     results = run_answer(d, Path(args.answer), timeout=args.timeout)
-    # Timed from the drill's start, also after a failed attempt; answers after the first are retries.
-    start, answered = progress.last_start(progress.read_log(log), d.name)
-    seconds = None if start is None else time.time() - start["time"]
+    # Timed from the drill's last start; numbered over the whole log (a restarted clock is no new first try).
     passed = all(r["ok"] for r in results)
-    event = progress.append(progress.result_event(d.name, d.topic, d.chapter, passed, seconds, answered + 1,
-                                                  d.minutes if start is not None else None, source="cli"), log)
-    print(format_result(d, results, seconds) + _retry_note(event))
+    event = progress.record_answer(d.name, d.topic, d.chapter, passed, path=log, minutes=d.minutes, source="cli")
+    print(format_result(d, results, event["seconds"]) + _retry_note(event))
     return 0 if passed else 1
 
 
@@ -125,7 +144,7 @@ def argparse_namespace(args, name: str):
 
 def progress_main(args) -> int:
     log = progress.log_path(args.folder)
-    print(f"Progress log: {log}\n")
+    print(f"Progress log: {progress.describe(log)}\n")
     print(progress.format_progress(progress.read_log(log), progress.course_chapters()))
     return 0
 
@@ -138,14 +157,16 @@ def add_drill_parser(sub) -> None:
     p.add_argument("--values", nargs="+", type=float, help="your numbers, for a numeric drill")
     p.add_argument("--seed", type=int, default=None, help="seed of a numeric drill's numbers")
     p.add_argument("--list", action="store_true", help="list the drills")
-    p.add_argument("--folder", help="your working folder, where the progress log lives (default: learner/ "
-                                    "from the course's root, else the current folder)")
+    p.add_argument("--hints", action="store_true", help="show a coding drill's hints (a later answer is a retry)")
+    p.add_argument("--folder", help="a folder whose progress log to use (default: the course's learner/ folder, "
+                                    "where the notebooks and `check` record too)")
     p.add_argument("--timeout", type=int, default=120, help="seconds allowed for the tests (default 120)")
 
 
 def add_progress_parser(sub) -> None:
     p = sub.add_parser("progress", help="exercises passed by your last self-checks, drills done, weakest topics")
-    p.add_argument("--folder", help="your working folder, where the progress log lives")
+    p.add_argument("--folder", help="a folder whose progress log to read (default: the course's learner/ folder, "
+                                    "where the notebooks, `drill` and `check` record)")
 
 
 def main(args) -> int:

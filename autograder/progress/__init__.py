@@ -1,21 +1,27 @@
-"""A learner's progress log: one small JSON-lines file in the learner's working folder.
+"""A learner's progress log: one small JSON-lines file in the learner's folder.
 
 Every line is one event with a `type`:
 
 * `start`  - a drill was started (its clock began): `drill`, `topic`, `chapter`, and the suggested
   `minutes` where the drill has one (a numeric drill also its `seed`);
 * `drill`  - an answer to a drill: `drill`, `topic`, `chapter`, `correct`, `seconds` (since the
-  drill's start: a pass after a failure is timed too), `attempt` (1 for the first answer after the
-  start, 2 for the next, ...) and `retry` (attempt > 1: the verdict, and for numeric drills the
-  worked answer, were already shown), and where the drill has a suggested time `minutes` and
+  drill's last start, the clock the learner sees), `attempt` (counted over the whole log: 1 for
+  the first answer ever to this drill, for a numeric drill to this drill and seed; restarting the
+  clock does not reset it), `retry` (attempt > 1, or something that gives the answer away was
+  seen first: then `seen` lists it), and where the drill has a suggested time `minutes` and
   `within_time`. Summaries score first attempts only; retries are counted apart.
+* `seen`   - the learner was shown something that gives a drill away (`what`: "worked answer"
+  or "hints"), where the course can know it: the numeric drills' worked answers (widget,
+  `answer(...)`, the command line) and `drill NAME --hints`. Folded hints in a notebook open
+  in the browser without telling the kernel, so opening them is not recorded.
 * `check`  - a self-check (`python -m autograder check`) ran: `chapter` and, per exercise,
   the points earned and the maximum.
 
-The file is `.course_progress.jsonl` in the working folder: the folder a notebook runs in
-(in JupyterLab, `learner/`), and on the command line the current folder, or `learner/`
-when run from the course's root. The environment variable `COURSE_PROGRESS_LOG` names
-another file. Nothing else is stored: no code, no answers.
+Where the file is: one rule, `log_path()`, for every reader and writer: the `--folder` given,
+else $COURSE_PROGRESS_LOG if set (`off`: no log at all, for book builds and test runs), else
+`.course_progress.jsonl` in the learner's folder of the course (`learner/`, or the folder
+`./course lab` serves, $COURSE_LAB_DIR), wherever the notebook or the terminal is. Nothing else
+is stored: no code, no answers.
 
     >>> import tempfile, pathlib
     >>> log = pathlib.Path(tempfile.mkdtemp()) / "log.jsonl"
@@ -34,12 +40,13 @@ another file. Nothing else is stored: no code, no answers.
 """
 from __future__ import annotations
 
-from .drills import (DrillClock, last_start, open_clock, result_event, resume_drill,
-                     start_drill)
-from .log import (ENV_VAR, LOG_NAME, append, course_chapters, default_folder, log_for_notebook,
-                  log_path, read_log, record_check)
+from .drills import (HINTS, WORKED, DrillClock, attempt_note, last_start, open_clock, prior, record_answer,
+                     record_seen, result_event, resume_drill, start_drill)
+from .log import (ENV_VAR, LOG_NAME, OFF, append, course_chapters, describe, learner_folder, log_path, read_log,
+                  record_check)
 from .summary import format_progress, format_summary, topic_summary
 
-__all__ = ["DrillClock", "last_start", "open_clock", "result_event", "resume_drill", "start_drill", "ENV_VAR",
-           "LOG_NAME", "append", "course_chapters", "default_folder", "log_for_notebook", "log_path", "read_log",
-           "record_check", "format_progress", "format_summary", "topic_summary"]
+__all__ = ["HINTS", "WORKED", "DrillClock", "attempt_note", "last_start", "open_clock", "prior", "record_answer",
+           "record_seen", "result_event", "resume_drill", "start_drill", "ENV_VAR", "LOG_NAME", "OFF", "append",
+           "course_chapters", "describe", "learner_folder", "log_path", "read_log", "record_check",
+           "format_progress", "format_summary", "topic_summary"]

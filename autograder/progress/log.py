@@ -1,4 +1,5 @@
-"""The progress log's file: where it lives, appending one event, reading every event back.
+"""The progress log's file: where it lives (`log_path`, one rule for everyone), appending one event,
+reading every event back.
 
     >>> import tempfile, pathlib
     >>> log = pathlib.Path(tempfile.mkdtemp()) / "log.jsonl"
@@ -17,6 +18,10 @@ from pathlib import Path
 
 LOG_NAME = ".course_progress.jsonl"
 ENV_VAR = "COURSE_PROGRESS_LOG"
+# $COURSE_PROGRESS_LOG=off: this run is no learner's (a book build, a test run): the log is empty and
+# nothing is written, so no one's history shows up in an executed notebook.
+OFF = "off"
+LAB_DIR_VAR = "COURSE_LAB_DIR"        # the folder `./course lab` serves instead of learner/
 
 
 def course_chapters() -> list[str]:
@@ -27,29 +32,35 @@ def course_chapters() -> list[str]:
     return chapter_names()
 
 
-def default_folder(cwd: Path | None = None) -> Path:
-    """The learner's working folder: `learner/` when `cwd` is the course's root (or a student
-    bundle's), else `cwd`."""
-    from ..paths import working_folder
+def learner_folder() -> Path:
+    """The learner's folder of this course: $COURSE_LAB_DIR (the folder `./course lab` serves) if set,
+    else the course's `learner/` (in a student bundle, the bundle's)."""
+    from ..paths import LEARNER_DIR
 
-    return working_folder(Path(cwd or Path.cwd()))
+    return Path(os.environ[LAB_DIR_VAR]) if os.environ.get(LAB_DIR_VAR) else LEARNER_DIR
 
 
-def log_path(folder: str | Path | None = None) -> Path:
-    """The log file: `folder/.course_progress.jsonl`; without a folder, $COURSE_PROGRESS_LOG if set,
-    else the default working folder's log."""
+def log_path(folder: str | Path | None = None) -> Path | None:
+    """The progress log, by the one rule every reader and writer uses (notebook cells, widgets,
+    `drill`, `progress`, `check`, the start page):
+
+    1. `folder/.course_progress.jsonl` when a folder is given (`--folder`: an explicit choice);
+    2. else $COURSE_PROGRESS_LOG names the file; `off` means no log (None): read as empty, never written;
+    3. else the learner's folder of this course (`learner_folder()`), wherever the notebook, the
+       kernel or the terminal is, so a self-check of a notebook kept elsewhere and `progress` agree.
+    """
     if folder is not None:
         return Path(folder) / LOG_NAME
     if os.environ.get(ENV_VAR):
-        return Path(os.environ[ENV_VAR])
-    return default_folder() / LOG_NAME
+        return None if os.environ[ENV_VAR].strip().lower() == OFF else Path(os.environ[ENV_VAR])
+    return learner_folder() / LOG_NAME
 
 
-def log_for_notebook(notebook: str | Path) -> Path:
-    """The log a self-check of `notebook` writes to: $COURSE_PROGRESS_LOG if set, else the notebook's folder."""
-    if os.environ.get(ENV_VAR):
-        return Path(os.environ[ENV_VAR])
-    return Path(notebook).resolve().parent / LOG_NAME
+def describe(path: Path | None) -> str:
+    """Where the log is, in words, for a printout."""
+    if path is None:
+        return f"none in this run (${ENV_VAR}={OFF}: a book build or a test, not a learner's session)"
+    return str(path)
 
 
 def _stamp(now: float) -> str:
@@ -63,6 +74,8 @@ def append(event: dict, path: str | Path | None = None, now: float | None = None
     now = time.time() if now is None else float(now)
     event = {"time": now, "when": _stamp(now), **event}
     path = Path(path) if path is not None else log_path()
+    if path is None:
+        return event                     # no log in this run ($COURSE_PROGRESS_LOG=off)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(event, sort_keys=True) + "\n")
@@ -72,7 +85,7 @@ def append(event: dict, path: str | Path | None = None, now: float | None = None
 def read_log(path: str | Path | None = None) -> list[dict]:
     """Every event of the log, oldest first; [] when there is no log. Unreadable lines are skipped."""
     path = Path(path) if path is not None else log_path()
-    if not path.exists():
+    if path is None or not path.exists():
         return []
     events = []
     for line in path.read_text(encoding="utf-8").splitlines():
