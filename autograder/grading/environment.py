@@ -32,6 +32,9 @@ def nbgrader_env() -> dict:
     # Chapter 12's full CPU lab takes minutes; grading, self-check and scripted runs take its short
     # preset (the graded cells do not depend on it). A learner's JupyterLab kernel runs the full one.
     env.setdefault("SPECDEC_LAB_PRESET", "test")
+    # A notebook the course runs itself (grading, self-check, `execute`) is no learner's session: its drill
+    # cells must not write to, or show, the learner's progress log (autograder.progress.log_path).
+    env.setdefault("COURSE_PROGRESS_LOG", "off")
     return env
 
 
