@@ -1,4 +1,4 @@
-"""Command line: python -m autograder {release,learn,check,grade,bundle,execute,drill,progress}.
+"""Command line: python -m autograder {release,learn,check,grade,bundle,execute,drill,progress,hub}.
 
 The only place that turns a `CourseError` (a problem the user can fix) into an exit code and a
 message; the commands themselves live in `authoring/`, `learner/` and `grading/`."""
@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .learner.drill import add_drill_parser, add_progress_parser
     add_drill_parser(sub)
     add_progress_parser(sub)
+    from .hub.cli import add_hub_parser
+    add_hub_parser(sub)
     return parser
 
 
@@ -78,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         from .authoring.bundle import main as run
     elif args.command in ("drill", "progress"):
         from .learner.drill import main as run
+    elif args.command == "hub":
+        from .hub.cli import main as run
     else:
         from .authoring.execute import main as run
     try:

@@ -95,7 +95,8 @@ def config_problem(config: Path = NBGRADER_CONFIG, python: str = sys.executable,
 
     cmd = [python, "-c", _LOAD_CONFIG, str(config)]
     if user is not None:
-        cmd = ["runuser", "-u", user, "--"] + cmd
+        from ..hub.users import runuser
+        cmd = [runuser(), "-u", user, "--"] + cmd
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                               env=nbgrader_env() if env is None else env, cwd="/")

@@ -1,0 +1,14 @@
+"""A class on JupyterHub on one machine: `python -m autograder hub ...` (`./course hub ...`).
+
+One concept a module:
+
+    roster      who is in the class (a TOML file: instructor, students, course id)
+    layout      every path of a hub's state folder (config, secrets, exchange, students' Python)
+    users       Unix users: created or reused, homes mode 700, removed with their processes
+    runtime     the Python and course code students' servers run (shared read-only, no solutions)
+    exchange    nbgrader's exchange folder, exactly mode 777
+    config      the JupyterHub configuration written for a roster (loopback, secrets, per-user settings)
+    server      start, wait for, and stop the hub process
+    instructor  release, collect, grade, return feedback over the exchange
+    cli         the `hub` subcommand
+"""

@@ -1,0 +1,137 @@
+"""Start, stop and clean up a class on one machine.
+
+`start(roster, layout, settings)`:
+ 1. preflight: the environment complete (every pin), the proxy installed;
+ 2. users created or reused (homes 700), the students' Python and code (read-only for them),
+    `solutions/` and the repository's history closed to other users;
+ 3. the exchange (mode 777), the configs, the instructor's course directory;
+ 4. the course config checked as the instructor, with the students' Python (it must import
+    `autograder`, or nbgrader would fall back to its defaults), then the hub started.
+`stop` stops the hub and every server it started; `cleanup` also removes the users the hub
+created (killing their processes first: `userdel` refuses otherwise), the instructor's course
+directory and the state folder. Users that existed before are kept.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from dataclasses import asdict
+from pathlib import Path
+
+from ..errors import CourseError
+from ..grading.preflight import config_problem, environment_problem
+from ..paths import GIT_DIR, SOLUTIONS_DIR
+from . import config, exchange, runtime, server, users
+from .config import HubSettings
+from .layout import HubLayout
+from .roster import Roster
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def read_state(layout: HubLayout) -> dict:
+    try:
+        return json.loads(layout.state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_state(layout: HubLayout, state: dict) -> None:
+    layout.state.write_text(json.dumps(state, indent=1), encoding="utf-8")
+    os.chmod(layout.state, 0o600)
+
+
+def close_to_others(path: Path) -> bool:
+    """Remove every permission of other users on `path` (a folder of instructor-only files); True
+    if it was open."""
+    if not path.exists():
+        return False
+    mode = os.stat(path).st_mode
+    if mode & 0o007:
+        os.chmod(path, stat.S_IMODE(mode) & ~0o007)
+        return True
+    return False
+
+
+def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
+    if os.geteuid() != 0:
+        raise CourseError("the hub must be started as root (it creates users and starts their servers as them)")
+    problem = environment_problem()
+    if problem:
+        raise CourseError(f"the hub refused to start: {problem}.")
+    config.proxy_command()
+    old = read_state(layout)
+    if old.get("pid") and server.alive(old["pid"]):
+        raise CourseError(f"a hub is already running from {layout.root} (pid {old['pid']}): "
+                          f"python -m autograder hub stop --state {layout.root}")
+    layout.root.mkdir(parents=True, exist_ok=True)
+    os.chmod(layout.root, 0o755)
+    layout.private.mkdir(exist_ok=True)
+    os.chmod(layout.private, 0o700)
+    created = set(old.get("created", []))
+    for user in roster.users:
+        if users.ensure_user(user):
+            created.add(user)
+            _say(f"{user}: user created (home {layout.home(user)}, mode 700)")
+        else:
+            _say(f"{user}: existing user reused (home {layout.home(user)} set to mode 700)")
+    state = {"roster": asdict(roster), "settings": asdict(settings), "created": sorted(created),
+             "root": str(layout.root)}
+    _write_state(layout, state)
+    for private in (SOLUTIONS_DIR, GIT_DIR):
+        if close_to_others(private):
+            _say(f"{private}: closed to other users (students must not read the solutions)")
+    note = runtime.build(layout)
+    if note:
+        _say(note[0].upper() + note[1:])
+    exchange.lay_out(layout.exchange)
+    _say(f"exchange: {layout.exchange} (mode 777)")
+    config.write_all(roster, layout, settings)
+    course_dir = config.write_course_dir(roster, layout)
+    env = dict(config.server_environment(layout, instructor=True))
+    problem = config_problem(course_dir / "nbgrader_config.py", python=str(layout.python), env=env,
+                             user=roster.instructor)
+    if problem:
+        raise CourseError(f"the hub refused to start: {problem}.")
+    state["pid"] = server.start(layout, f"http://127.0.0.1:{settings.port}" if settings.ip == "0.0.0.0"
+                                else settings.url)
+    _write_state(layout, state)
+    _say(f"hub: {settings.url} (pid {state['pid']}); students log in with the password in {layout.password}, "
+         f"{roster.instructor} with the one in {layout.private / 'instructor_password'}")
+    return state
+
+
+def stop(layout: HubLayout) -> None:
+    state = read_state(layout)
+    if server.stop_pid(state.get("pid", 0)):
+        _say(f"hub stopped (pid {state['pid']})")
+    else:
+        _say("no hub was running")
+    for user in state.get("created", []):
+        n = users.kill_processes(user)
+        if n:
+            _say(f"{user}: {n} process(es) stopped")
+    state.pop("pid", None)
+    if layout.private.is_dir():
+        _write_state(layout, state)
+
+
+def cleanup(layout: HubLayout) -> None:
+    state = read_state(layout)
+    if not state:
+        raise CourseError(f"no hub state in {layout.root} (nothing to clean up)")
+    stop(layout)
+    roster = state.get("roster", {})
+    instructor, course = roster.get("instructor"), roster.get("course")
+    for user in state.get("created", []):
+        users.remove_user(user)
+        _say(f"{user}: user and home removed")
+    if instructor and course and instructor not in state.get("created", []):
+        shutil.rmtree(layout.course_dir(instructor, course), ignore_errors=True)
+        _say(f"{instructor}: course directory {layout.course_dir(instructor, course)} removed")
+    shutil.rmtree(layout.root, ignore_errors=True)
+    _say(f"{layout.root}: removed")

@@ -1,0 +1,97 @@
+"""The hub process: started in the background, waited for, stopped with everything it started.
+
+JupyterHub runs as root (it starts each user's server as that user), from the course's
+environment, in its private folder; its log is `private/hub.log`. `stop` sends SIGTERM (the hub
+then stops the users' servers and its proxy: `cleanup_servers`), waits, and kills what is left of
+its process group.
+
+    >>> port = free_port()
+    >>> 1024 < port < 65536
+    True
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from ..errors import CourseError
+from .layout import HubLayout
+
+
+def free_port(ip: str = "127.0.0.1") -> int:
+    """A port nothing listens on now (the kernel picks it)."""
+    with socket.socket() as s:
+        s.bind((ip, 0))
+        return s.getsockname()[1]
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=3) as resp:
+            return resp.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def start(layout: HubLayout, url: str, timeout: float = 180) -> int:
+    """Start JupyterHub on `layout`'s config and wait until `url`/hub/api answers; its pid."""
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}")
+    env.pop("PYTHONPATH", None)
+    with open(layout.log, "ab") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(layout.hub_config)],
+                                cwd=layout.private, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+    deadline = time.monotonic() + timeout
+    while not _answers(f"{url}/hub/api"):
+        if proc.poll() is not None:
+            tail = layout.log.read_text(errors="replace").strip().splitlines()[-5:]
+            raise CourseError("the hub stopped at start (see " + str(layout.log) + "): " + " / ".join(tail)[-600:])
+        if time.monotonic() > deadline:
+            stop_pid(proc.pid)
+            raise CourseError(f"the hub did not answer on {url} within {timeout:.0f} s (see {layout.log})")
+        time.sleep(0.5)
+    return proc.pid
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie of ours counts as gone.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def stop_pid(pid: int, wait: float = 30.0) -> bool:
+    """SIGTERM the hub (`pid` leads its own process group), then SIGKILL the group if needed.
+    True if it was running."""
+    if not pid or not alive(pid):
+        return False
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + wait
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    try:
+        os.killpg(pid, signal.SIGKILL)      # the proxy, and anything the hub left in its group
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+    return True

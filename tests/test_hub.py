@@ -1,0 +1,228 @@
+"""A class on JupyterHub, end to end, on real Unix users (`python -m autograder hub`).
+
+A hub on free loopback ports with an instructor and three students, each a real user: the
+instructor releases chapter 02; two students fetch it, work (one right, one leaving the stubs)
+and submit; a third submits a hostile notebook; all three through nbgrader's CLI run as
+themselves with their server's Python and settings. The instructor collects, grades with the
+course's grader and returns the feedback; each student fetches theirs and finds their score and
+a page that typesets its math by itself. The three collected notebooks graded from a folder give
+the same grades.csv. Users, processes and files are removed at the end.
+
+Root only (it creates users): skipped with the reason otherwise.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import pwd
+import re
+import secrets
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from autograder import notebooks
+from autograder.hub import config, instructor, lifecycle, users
+from autograder.hub.config import HubSettings
+from autograder.hub.layout import HubLayout
+from autograder.hub.roster import Roster
+from autograder.hub.server import free_port
+from autograder.notebooks import grade_id_of, is_solution
+from autograder.paths import GRADES_CSV, NbgraderLayout
+from tests.helpers import solution_nb
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(os.geteuid() != 0, reason="the hub test creates Unix users: run it as root"),
+              pytest.mark.skipif(not shutil.which("useradd"), reason="useradd is not available")]
+
+CH = "02_greedy_speculation"
+HOSTILE = """import os, sys
+for place in ["{solutions}", "{exchange}/specdec/inbound", "/home"]:
+    try:
+        print(place, sorted(os.listdir(place))[:3])
+    except OSError as err:
+        print(place, "refused:", err.strerror)
+sys.modules["autograder.calls"] = None
+"""
+
+
+def _proxy_missing() -> str | None:
+    try:
+        config.proxy_command()
+    except Exception as err:  # noqa: BLE001
+        return str(err)
+    return None
+
+
+def _as(user: str, layout: HubLayout, args: list[str]) -> subprocess.CompletedProcess:
+    proc = instructor.nbgrader_as(user, layout, args, cwd=Path(pwd.getpwnam(user).pw_dir), instructor=False)
+    assert proc.returncode == 0, f"{user}: nbgrader {' '.join(args)}\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def _work(user: str, layout: HubLayout, kind: str) -> None:
+    """Fetch chapter 02 as `user`, do the work (`right`, `stubs` or `hostile`), submit it."""
+    _as(user, layout, ["fetch_assignment", CH])
+    path = Path(pwd.getpwnam(user).pw_dir) / CH / f"{CH}.ipynb"
+    nb = notebooks.read(path)
+    assert any(c.cell_type == "code" and "check_button" in c.source for c in nb.cells), \
+        "the released copy lacks Check my work"
+    if kind in ("right", "hostile"):
+        answers = {grade_id_of(c): c.source for c in solution_nb(CH).cells if is_solution(c)}
+        for cell in nb.cells:
+            if is_solution(cell):
+                cell.source = answers[grade_id_of(cell)]
+    if kind == "hostile":
+        from nbformat.v4 import new_code_cell
+        first = next(i for i, c in enumerate(nb.cells) if is_solution(c))
+        nb.cells.insert(first + 1, new_code_cell(HOSTILE.format(solutions=lifecycle.SOLUTIONS_DIR,
+                                                                exchange=layout.exchange)))
+    notebooks.write(nb, path)
+    entry = pwd.getpwnam(user)
+    os.chown(path, entry.pw_uid, entry.pw_gid)
+    _as(user, layout, ["submit", CH])
+
+
+@pytest.fixture(scope="module")
+def hub_class():
+    reason = _proxy_missing()
+    if reason:
+        pytest.skip(reason)
+    tag = secrets.token_hex(3)
+    roster = Roster(f"hi{tag}", (f"hr{tag}", f"hw{tag}", f"hx{tag}"), course="specdec")
+    right, wrong, hostile = roster.students
+    root = Path(tempfile.mkdtemp(prefix="course-hub-"))
+    os.chmod(root, 0o755)
+    layout = HubLayout(root / "state")
+    settings = HubSettings(port=free_port(), hub_port=free_port(), api_port=free_port())
+    times, out = {}, {}
+    try:
+        t = time.perf_counter()
+        lifecycle.start(roster, layout, settings)
+        times["hub start"] = time.perf_counter() - t
+        out["settings"] = settings
+        t = time.perf_counter()
+        instructor.release(layout, ["02"])
+        times["release"] = time.perf_counter() - t
+        t = time.perf_counter()
+        with ThreadPoolExecutor(3) as pool:
+            list(pool.map(lambda uk: _work(uk[0], layout, uk[1]),
+                          [(right, "right"), (wrong, "stubs"), (hostile, "hostile")]))
+        times["three students fetch, work, submit"] = time.perf_counter() - t
+        t = time.perf_counter()
+        out["collected"] = instructor.collect(layout, CH)
+        times["collect"] = time.perf_counter() - t
+        t = time.perf_counter()
+        out["graded"] = instructor.grade(layout, CH)
+        times["grade three students"] = time.perf_counter() - t
+        t = time.perf_counter()
+        instructor.return_feedback(layout, CH)
+        times["return feedback"] = time.perf_counter() - t
+        t = time.perf_counter()
+        pages = {}
+        for student in roster.students:
+            _as(student, layout, ["fetch_feedback", CH])
+            found = sorted((Path(pwd.getpwnam(student).pw_dir) / CH / "feedback").glob("*/*.html"))
+            pages[student] = found
+        times["students fetch feedback"] = time.perf_counter() - t
+        out.update(roster=roster, layout=layout, pages=pages, times=times,
+                   course_dir=layout.course_dir(roster.instructor, roster.course))
+        # The same three notebooks, graded from a folder.
+        folder = root / "folder"
+        for student in roster.students:
+            (folder / student).mkdir(parents=True)
+            shutil.copyfile(NbgraderLayout(out["course_dir"]).submitted(student, CH), folder / student / f"{CH}.ipynb")
+        subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(root / "graded")],
+                       capture_output=True, text=True)
+        out["folder_graded"] = root / "graded"
+        out["processes_during"] = {u: len(users.processes(u)) for u in roster.users}
+        yield out
+    finally:
+        if lifecycle.read_state(layout):
+            lifecycle.cleanup(layout)
+        for user in roster.users:         # whatever a failed start left behind
+            users.remove_user(user)
+        shutil.rmtree(root, ignore_errors=True)
+        print("\nstage times (s): " + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))
+
+
+def _grades(folder: Path) -> list[dict]:
+    with open(folder / GRADES_CSV, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_the_hub_answers_on_loopback_only(hub_class):
+    s = hub_class["settings"]
+    with urllib.request.urlopen(f"http://127.0.0.1:{s.port}/hub/api", timeout=10) as resp:
+        assert resp.status == 200
+    listening = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True).stdout
+    for port in (s.port, s.hub_port, s.api_port):
+        addrs = re.findall(rf"(\S+):{port}\s", listening)
+        assert addrs and set(addrs) <= {"127.0.0.1"}, (port, addrs)
+
+
+def test_homes_are_private_the_exchange_is_777_and_secrets_are_root_only(hub_class):
+    layout, roster = hub_class["layout"], hub_class["roster"]
+    for user in roster.users:
+        assert stat.S_IMODE(os.stat(pwd.getpwnam(user).pw_dir).st_mode) == 0o700, user
+    assert stat.S_IMODE(os.stat(layout.exchange).st_mode) == 0o777
+    assert stat.S_IMODE(os.stat(layout.private).st_mode) == 0o700
+    for secret in ("password", "instructor_password", "proxy_token"):
+        assert stat.S_IMODE(os.stat(layout.private / secret).st_mode) == 0o600
+
+
+def test_no_solution_is_reachable_from_a_student(hub_class):
+    layout, student = hub_class["layout"], hub_class["roster"].students[0]
+    probe = ("import autograder.paths as p, pathlib, sys; "
+             "print(p.in_bundle(), p.SOLUTIONS_DIR.exists()); "
+             f"pathlib.Path('{lifecycle.SOLUTIONS_DIR}/{CH}.ipynb').read_text()")
+    proc = users.run_as(student, [str(layout.python), "-c", probe],
+                        env=config.server_environment(layout, instructor=False))
+    assert proc.stdout.split() == ["True", "False"], proc.stdout + proc.stderr
+    assert "PermissionError" in proc.stderr
+
+
+def test_each_student_gets_the_grade_their_work_earns(hub_class):
+    rows = {r["student_id"]: r for r in _grades(hub_class["graded"])}
+    right, wrong, hostile = hub_class["roster"].students
+    assert set(rows) == {right, wrong, hostile}
+    assert all(hub_class["collected"].values())
+    assert float(rows[right]["score"]) == float(rows[right]["max_score"]) > 0, rows[right]
+    assert float(rows[wrong]["score"]) == 0, rows[wrong]
+    assert rows[hostile]["status"].startswith("graded"), rows[hostile]
+    assert rows[hostile]["review"], "the hostile cell is not listed for review"
+
+
+def test_feedback_reaches_each_student_with_score_and_self_contained_math(hub_class):
+    rows = {r["student_id"]: r for r in _grades(hub_class["graded"])}
+    for student, pages in hub_class["pages"].items():
+        assert len(pages) == 1, (student, pages)
+        html = pages[0].read_text(encoding="utf-8")
+        score = f"{float(rows[student]['score']):g}"
+        assert re.search(rf"Score:?\s*{re.escape(score)}(\.0)?\s*/\s*{float(rows[student]['max_score']):g}", html), student
+        assert 'id="course-mathjax"' in html and "cdnjs" not in html
+        assert not re.findall(r'<(?:script|img|link)[^>]+(?:src|href)="(?!data:|https?:|#)[^"]*"', html)
+
+
+def test_the_same_notebooks_graded_from_a_folder_give_the_same_grades(hub_class):
+    assert _grades(hub_class["folder_graded"]) == _grades(hub_class["graded"])
+
+
+def test_cleanup_removes_users_processes_ports_and_files(hub_class):
+    """Last: the instructor's `cleanup` (the fixture's own is then a no-op)."""
+    roster, layout, s = hub_class["roster"], hub_class["layout"], hub_class["settings"]
+    assert any(hub_class["processes_during"].values())        # the servers ran as the users
+    lifecycle.cleanup(layout)
+    assert not [u for u in roster.users if users.exists(u)]
+    assert not subprocess.run(["pgrep", "-f", str(layout.root)], capture_output=True).stdout
+    listening = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True).stdout
+    assert not [p for p in (s.port, s.hub_port, s.api_port) if re.search(rf":{p}\s", listening)]
+    assert not layout.root.exists() and not hub_class["course_dir"].exists()
