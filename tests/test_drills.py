@@ -423,3 +423,29 @@ def test_chapter_13_run_twice_logs_the_second_answers_as_retries(tmp_path, monke
     for name in names:
         mine = [(e["attempt"], e["retry"]) for e in answers if e["drill"] == name]
         assert mine == [(1, False), (2, True)], (name, mine)
+
+
+def test_chapter_13_names_only_what_exists():
+    """What the chapter tells a learner to use, and the numbers it states, hold."""
+    import torch
+
+    from autograder.learner.drill import add_drill_parser
+    text = _chapter13_markdown()
+    assert "clock_residual.saw_hints()" in text and hasattr(progress.DrillClock, "saw_hints")
+    assert "drill residual_sample --hints" in text
+    import argparse
+    parser = argparse.ArgumentParser().add_subparsers(dest="command")
+    add_drill_parser(parser)
+    assert parser.choices["drill"].parse_args(["residual_sample", "--hints"]).hints is True
+    assert "COURSE_PROGRESS_LOG=off" in text and progress.OFF == "off"
+    # 2.11: bf16 keeps 7 mantissa bits (8 significant): the gap above 1 is 2**-7 = 1/128.
+    assert "7 stored mantissa bits" in text and "1 part in 128" in text
+    assert torch.finfo(torch.bfloat16).eps == 2 ** -7
+
+
+def test_saw_hints_makes_the_next_answer_a_retry(tmp_path):
+    log = tmp_path / "log.jsonl"
+    clock = progress.start_drill("tree_attention_mask", "token trees", "08", path=log, minutes=10)
+    clock.saw_hints()
+    event = clock.finish(True)
+    assert (event["attempt"], event["retry"], event["seen"]) == (1, True, [progress.HINTS])
