@@ -10,7 +10,10 @@ Pipeline (each step one function):
 3. `start_page`: the course map (each chapter, its title and its exercises).
 4. Sphinx with MyST-NB and the book theme (book/conf.py) renders the staged sources; MathJax 3 is
    copied into the site from the `sphinx-mathjax-offline` package, so math renders with no network.
-5. `external_references`: the build fails if any page would load a script, style sheet, image or
+5. After Sphinx: `downloads/` gets each chapter's learner notebook and the student bundle as a zip
+   (`python -m autograder bundle`); every figure gets its alt text and a link to the full-size image
+   (`finish_figures`); `_static/course-search-text.js` lets search quote pages offline (book/search_text.py).
+6. `external_references`: the build fails if any page would load a script, style sheet, image or
    frame from another host.
 
 The site is `build/book/` (git ignores `build/`); open `build/book/index.html` or copy the folder
@@ -34,6 +37,9 @@ from autograder.paths import CHAPTERS_DIR, REPO_ROOT
 
 from .executed import executed
 from .pages import book_page
+from .references import references_page
+from .search_text import write_search_text
+from .site_info import BUNDLE_ZIP, DOWNLOADS
 from autograder.notebooks import grade_id_of, is_solution
 
 BOOK_DIR = Path(__file__).resolve().parent
@@ -89,7 +95,7 @@ def start_page(chapters: list[tuple[str, nbformat.NotebookNode]]) -> str:
     for name, nb in chapters:
         exercises = ", ".join(f"`{e}`" for e in _exercises(nb)) or "none"
         rows.append(f"| [{_title(nb)}]({name}.ipynb) | {exercises} |")
-    toc = "\n".join(name for name, _ in chapters)
+    toc = "\n".join([name for name, _ in chapters] + ["references"])
     return f"""# Speculative decoding, an interactive course
 
 A large language model writes one token per pass over its weights. Speculative decoding lets a small
@@ -105,6 +111,10 @@ raises `NotImplementedError`), the visible tests and folded hints; the hidden te
 are not part of the book. To run the code, move the widgets and have your answers checked, open the
 course in JupyterLab: in its folder, `./course lab` (Python 3.11; the first run installs the pinned
 packages, later runs work offline).
+
+<p class="course-get">Get the course: <a href="{DOWNLOADS}/{BUNDLE_ZIP}" download>the whole course (zip)</a>,
+unpacked anywhere, then <code>./course lab</code> in its folder; each chapter page also links to its own
+notebook. The works the chapters cite are listed, with links, under <a href="references.html">References</a>.</p>
 
 ## Course map
 
@@ -136,6 +146,56 @@ def copy_mathjax(site: Path) -> Path:
         else:
             shutil.copy2(src, dst)
     return target
+
+
+_IMG = re.compile(r'<img\b(?P<attrs>[^>]*?)\bsrc="(?P<src>_images/(?P<hash>[0-9a-f]{64})\.\w+)"(?P<tail>[^>]*)/?>')
+
+
+def finish_figures(page: str, alts: dict[str, str]) -> str:
+    """Each notebook image of `page` with its alt text (`alts`: SHA-256 of the image -> text) and
+    wrapped in a link to itself, so the full-size image is a click away.
+
+    >>> img = '<img alt="_images/' + "a" * 64 + '.png" src="_images/' + "a" * 64 + '.png" />'
+    >>> finish_figures(img, {"a" * 64: "Figure: speedup"})[:60]
+    '<a class="course-figure" href="_images/aaaaaaaaaaaaaaaaaaaaa'
+    >>> 'alt="Figure: speedup"' in finish_figures(img, {"a" * 64: "Figure: speedup"})
+    True
+    """
+    def one(m):
+        attrs = re.sub(r'\balt="[^"]*"\s*', "", m.group("attrs") + m.group("tail")).strip()
+        alt = html.escape(alts.get(m.group("hash"), "Figure"))
+        return (f'<a class="course-figure" href="{m.group("src")}" title="Open the full-size image">'
+                f'<img alt="{alt}" src="{m.group("src")}" {attrs}/></a>')
+    return _IMG.sub(one, page)
+
+
+# Accessible names that leave out the visible text (axe-core's label-content-name-mismatch): the theme's
+# "Search Ctrl+K" button is named "Search", MyST-NB's "Show the plotting code" toggle "Toggle hidden
+# content". Without the aria-label the name is the visible text.
+_NAME_MISMATCH = re.compile(r'(<(?:button class="btn search-button-field[^"]*"|summary)(?=[ >])[^>]*?) aria-label="[^"]*"')
+
+
+def finish_page(page: str, alts: dict[str, str]) -> str:
+    """A rendered page as the book serves it: figures finished, accessible names matching the text."""
+    return _NAME_MISMATCH.sub(r"\1", finish_figures(page, alts))
+
+
+def write_downloads(site: Path, chapters: list[Path]) -> Path:
+    """`downloads/`: each chapter's learner notebook (as `chapters/` holds it) and the student bundle
+    (`python -m autograder bundle`: no solutions, no hidden tests) as a zip."""
+    import tempfile
+
+    from autograder.authoring.bundle import build_bundle
+
+    folder = site / DOWNLOADS
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in chapters:
+        shutil.copy2(path, folder / path.name)
+    with tempfile.TemporaryDirectory(prefix="course-book-bundle-") as tmp:
+        bundle = build_bundle(Path(tmp) / "speculative-decoding-course")
+        archive = shutil.make_archive(str(Path(tmp) / "course"), "zip", root_dir=bundle.parent, base_dir=bundle.name)
+        shutil.move(archive, folder / BUNDLE_ZIP)
+    return folder
 
 
 def external_references(site: Path) -> list[str]:
@@ -173,17 +233,19 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
     shutil.rmtree(work, ignore_errors=True)
     src.mkdir(parents=True)
     result = BookBuild(site=site, seconds=0.0, sphinx_seconds=0.0)
-    chapters = []
+    chapters, alts = [], {}
     for path in chapter_paths(chapters_dir):
         run, reused = executed(path, cache_dir)
         (result.reused if reused else result.executed).append(path.stem)
         progress(f"  {path.stem:<28} {'reused the executed copy' if reused else f'executed in {run.seconds:.1f} s'}")
-        page = book_page(run.notebook)
+        page = book_page(run.notebook, path.stem)
+        alts.update(page.metadata.pop("course_alt", {}))
         nbformat.write(page, str(src / path.name))
         chapters.append((path.stem, page))
     if not chapters:
         raise SystemExit(f"no chapter notebooks in {chapters_dir}")
     (src / "index.md").write_text(start_page(chapters), encoding="utf-8")
+    (src / "references.md").write_text(references_page(), encoding="utf-8")
     log = io.StringIO()
     rendering = time.perf_counter()
     _render(src, work / "html", doctrees, log)        # MyST-NB writes beside its output folder: keep it in work/
@@ -191,6 +253,14 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
     shutil.move(work / "html", site)
     shutil.rmtree(work)
     copy_mathjax(site)
+    for page in site.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        finished = finish_page(text, alts)
+        if finished != text:
+            page.write_text(finished, encoding="utf-8")
+    write_search_text(site)
+    progress("  downloads: the learner notebooks and the course as a zip")
+    write_downloads(site, chapter_paths(chapters_dir))
     found = external_references(site)
     if found:
         raise SystemExit("the book would load files from other hosts (it must work offline):\n  "

@@ -7,6 +7,13 @@ that hashes everything its outputs depend on in this checkout (the notebook, the
 `specdec/` and `widgets/` with the tiny pair's weights, `autograder/`, the pinned package set and
 the Python version), so a stored run is reused only while none of these has changed.
 
+A page must show what a new reader would see, not the machine's history: each chapter runs with
+HOME (whose IPython startup file applies book/figures.py's size rule to every figure) and the progress log (`COURSE_PROGRESS_LOG`, and `COURSE_PROGRESS_DIR` where the progress
+module reads a folder) pointed into an empty temporary folder, so chapter 13's "Your progress"
+shows an empty log. A run is reused only when it says it ran that way (`clean_home` in
+`metadata.course_execution`), so a run stored by another caller with its own log is run again.
+Runs of one chapter take a lock: two processes (the suite's workers) run a chapter once.
+
     >>> import tempfile
     >>> key_a = cache_key(CHAPTERS_DIR / "01_cost_model.ipynb")
     >>> key_a == cache_key(CHAPTERS_DIR / "01_cost_model.ipynb") and len(key_a) == 16
@@ -16,10 +23,13 @@ the Python version), so a stored run is reused only while none of these has chan
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -31,6 +41,8 @@ CACHE_DIR = Path(os.environ.get("COURSE_EXECUTED_DIR", REPO_ROOT / "build" / "ex
 # What a chapter's outputs depend on besides the notebook itself.
 LIBRARY = ("specdec", "widgets", "autograder")
 INSTALL_FILES = ("pyproject.toml", "constraints.txt")
+# Variables that say where a learner's files (the progress log) live: all point into an empty folder.
+PROGRESS_VARS = ("COURSE_PROGRESS_LOG", "COURSE_PROGRESS_DIR")
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,13 +75,63 @@ def _errors(nb) -> list[tuple[int, str]]:
             for o in c.get("outputs", []) if o.output_type == "error"]
 
 
+@contextlib.contextmanager
+def empty_home():
+    """os.environ with HOME and every progress-log variable pointed into a new empty folder
+    (removed afterwards); restored on exit. Kernels started inside inherit it.
+
+    >>> with empty_home() as home:
+    ...     os.environ["HOME"] == str(home) and os.environ["COURSE_PROGRESS_LOG"].startswith(str(home))
+    True
+    """
+    from .figures import STARTUP
+
+    saved = {k: os.environ.get(k) for k in ("HOME", "IPYTHONDIR", *PROGRESS_VARS)}
+    with tempfile.TemporaryDirectory(prefix="course-book-home-") as tmp:
+        home = Path(tmp)
+        os.environ["HOME"] = str(home)
+        # The kernel's IPython profile lives there too: its startup file sizes figures for the column.
+        os.environ["IPYTHONDIR"] = str(home / ".ipython")
+        startup = home / ".ipython" / "profile_default" / "startup"
+        startup.mkdir(parents=True)
+        (startup / "00-course-book-figures.py").write_text(STARTUP, encoding="utf-8")
+        os.environ["COURSE_PROGRESS_LOG"] = str(home / "progress" / "progress.jsonl")
+        os.environ["COURSE_PROGRESS_DIR"] = str(home / "progress")
+        try:
+            yield home
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
+def execute_clean(notebook: Path) -> Execution:
+    """Run `notebook` as a new reader would (empty HOME, empty progress log); the result says so."""
+    with empty_home():
+        result = execute(Path(notebook))
+    result.notebook.metadata["course_execution"] = {"seconds": round(result.seconds, 2), "clean_home": True}
+    return result
+
+
+@contextlib.contextmanager
+def _chapter_lock(notebook: Path, cache_dir: Path | None):
+    folder = Path(cache_dir or CACHE_DIR)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f".{Path(notebook).stem}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)        # released when the file closes
+        yield
+
+
 def store(notebook: Path, result: Execution, cache_dir: Path | None = None) -> Path:
     """Keep `result` (an execution of `notebook` as it is now); return the cached file."""
     path = _cached_path(notebook, cache_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     for old in path.parent.glob(f"{Path(notebook).stem}-*.ipynb"):   # runs of older versions
         old.unlink(missing_ok=True)
-    result.notebook.metadata["course_execution"] = {"seconds": round(result.seconds, 2)}
+    clean = bool(result.notebook.metadata.get("course_execution", {}).get("clean_home"))
+    result.notebook.metadata["course_execution"] = {"seconds": round(result.seconds, 2), "clean_home": clean}
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     nbformat.write(result.notebook, str(tmp))
     tmp.replace(path)                                               # readers never see half a file
@@ -82,6 +144,8 @@ def cached(notebook: Path, cache_dir: Path | None = None) -> Execution | None:
     if not path.exists():
         return None
     nb = nbformat.read(str(path), as_version=4)
+    if not nb.metadata.get("course_execution", {}).get("clean_home"):
+        return None                       # run with someone's progress log: not for a page
     seconds = nb.metadata.get("course_execution", {}).get("seconds", 0.0)
     return Execution(nb, seconds, _errors(nb))
 
@@ -89,9 +153,10 @@ def cached(notebook: Path, cache_dir: Path | None = None) -> Execution | None:
 def executed(notebook: Path, cache_dir: Path | None = None) -> tuple[Execution, bool]:
     """(the executed `notebook`, whether it came from the cache): runs it only when no run of
     this version is stored, and stores the new run."""
-    hit = cached(notebook, cache_dir)
-    if hit is not None:
-        return hit, True
-    result = execute(Path(notebook))
-    store(notebook, result, cache_dir)
-    return result, False
+    with _chapter_lock(notebook, cache_dir):
+        hit = cached(notebook, cache_dir)
+        if hit is not None:
+            return hit, True
+        result = execute_clean(Path(notebook))
+        store(notebook, result, cache_dir)
+        return result, False
