@@ -11,6 +11,11 @@ P = test_rollback_loop, G = test_gather_example, GR = test_gather_random).
 Exercises 10.2 and 10.3 call `library_trim` (the setup cell after exercise 10.1 imports the
 library's reserve and trim under those names), so a wrong 10.1 costs points in 10.1 only; the
 wrong answers below for 10.2 and 10.3 use it too.
+
+MESSAGES (at the end) lists, for the wrong answers a learner is likely to write, the words naming
+the misconception that some failing test cell must say (the 10.3 tests recognise an unmoved
+branch, pool-row or block-axis indexing, a copy in reverse order and keys moved without values by
+replaying each mistake on a copy of the cache).
 """
 from tests.wrong_implementations.delegation import delegation_forms
 
@@ -174,6 +179,19 @@ def trim(cache, seq, new_length):
     library_trim(target, seq, T + 1 + n_accepted)
     library_trim(draft, seq, T + 1 + min(n_accepted, gamma - 1))
     return 1                                                # BUG: ignores the fully accepted case''',
+        # L visible (J = gamma = 3): the draft is trimmed to the target's length, more than it holds (ValueError
+        # from library_trim, reported with the case and why).
+        "draft_trimmed_like_target": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
+    T = target.lengths[seq] - gamma - 1
+    library_trim(target, seq, T + 1 + n_accepted)
+    library_trim(draft, seq, T + 1 + n_accepted)            # BUG: the draft never read x_gamma
+    return 2 if n_accepted == gamma else 1''',
+        # L visible: T recovered from the draft's length, one shorter than the target's, so both caches lose one.
+        "T_from_the_draft": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
+    T = draft.lengths[seq] - gamma - 1                      # BUG: the draft holds T + gamma, not T + gamma + 1
+    library_trim(target, seq, T + 1 + n_accepted)
+    library_trim(draft, seq, T + 1 + min(n_accepted, gamma - 1))
+    return 2 if n_accepted == gamma else 1''',
         **delegation_forms("def rollback_after_round(target, draft, seq, n_accepted, gamma):", "specdec.paged_cache",
                  "rollback_after_round"),
     },
@@ -219,6 +237,18 @@ def trim(cache, seq, new_length):
         cache.k[dst] = cache.k[src]
         cache.v[dst] = cache.v[src]
     cache.lengths[seq] = prefix_len + len(branch)           # BUG: empty blocks not returned''',
+        # G visible: cache.k's first axis (blocks) indexed with logical positions: an IndexError or another
+        # sequence's block overwritten.
+        "block_axis_indexing": '''def gather_branch(cache, seq, prefix_len, branch):
+    for i, node in enumerate(branch):
+        cache.k[prefix_len + i] = cache.k[prefix_len + node]  # BUG: a position used as a block index
+        cache.v[prefix_len + i] = cache.v[prefix_len + node]
+    library_trim(cache, seq, prefix_len + len(branch))''',
+        # G visible: the branch is moved but nothing after it is dropped.
+        "moves_without_trim": '''def gather_branch(cache, seq, prefix_len, branch):
+    for i, node in enumerate(branch):
+        src, dst = cache.slot(seq, prefix_len + node), cache.slot(seq, prefix_len + i)
+        cache.k[dst], cache.v[dst] = cache.k[src], cache.v[src]   # BUG: no trim afterwards''',
         **delegation_forms("def gather_branch(cache, seq, prefix_len, branch):", "specdec.paged_cache", "gather_branch"),
     },
 }
@@ -308,4 +338,32 @@ def copy_on_write(cache, refs, seq):
         raise RuntimeError("no free block")
 """, ""),
     **{form: _ts[form] + "\n\n" + _cw[form] for form in _ts},
+}
+
+
+# The words each likely wrong answer must read in some failing test cell (its misconception named).
+MESSAGES = {
+    "ex_reserve_trim/trim_keeps_one_more": "entries after the last valid one must be dropped",
+    "ex_reserve_trim/freed_block_still_referenced": "is on the free list but still in the table",
+    "ex_reserve_trim/frees_partly_used_block": "but its table holds only",
+    "ex_reserve_trim/never_frees": "blocks that hold no valid entry must go back to the free list",
+    "ex_reserve_trim/reserve_not_atomic": "a reservation that fails must change nothing",
+    "ex_reserve_trim/reserve_refuses_exact_fit": "so the reservation fits",
+    "ex_reserve_trim/reserve_leaves_block_on_free_list": "the blocks taken must leave the free list",
+    "ex_reserve_trim/reserve_prepends": "in order, and append after them",
+    "ex_rollback_after_round/draft_cache_not_rolled_back": "the draft still holds rejected drafts",
+    "ex_rollback_after_round/target_off_by_one": "the target dropped a committed token it has read",
+    "ex_rollback_after_round/draft_same_as_target": "has read neither its last draft x_gamma nor the bonus",
+    "ex_rollback_after_round/unread_always_one": "has read neither its last draft x_gamma nor the bonus",
+    "ex_rollback_after_round/draft_trimmed_like_target": "The draft never read its last draft x_gamma",
+    "ex_rollback_after_round/T_from_the_draft": "was T computed from the draft's length",
+    "ex_gather_branch/trim_without_moving": "the branch was not moved",
+    "ex_gather_branch/copy_in_reverse_order": "copy in increasing i",
+    "ex_gather_branch/ignores_block_table": "index through the block table, not the pool",
+    "ex_gather_branch/block_axis_indexing": "index through the block table, not the pool",
+    "ex_gather_branch/keys_only": "the values must move with the keys",
+    "ex_gather_branch/destination_off_by_one": "holds the entry that belongs at logical position",
+    "ex_gather_branch/no_trim_of_blocks": "blocks that hold no valid entry must go back to the free list",
+    "ex_gather_branch/moves_without_trim": "entries after the last valid one must be dropped",
+    "ex_shared_blocks/wrong_error_when_full": "must raise RuntimeError (out of blocks)",
 }
