@@ -12,6 +12,9 @@ first failing assert) and the cells that fail:
 
 The real solution gets F3 2.3, S3 4.9, F1 1.7, S1 2.9, M 1.3, z 0.9, H 4.7 (the threshold p = 1e-6
 is chi-square 33.4 on 4 dof and 30.7 on 3 dof; p = 1e-12 is 62.4 on 4 dof and 58.7 on 3 dof).
+Before the chi-square tests, small cases whose outcome is certain (the diagnose_* helpers of the notebook) name
+the usual slips, so most entries now fail first with a message naming their misconception (MESSAGES, at the end,
+lists the words each must read); the statistics above and below are those the chi-square checks compute.
 A correct verifier written as a Python loop over sequences (one multinomial call per sequence) fails
 test_batched_protocol; it is not listed here because it takes minutes on 200,000 sequences.
 """
@@ -102,6 +105,50 @@ WRONG = {
     r = missing / missing.sum(dim=-1, keepdim=True)
     extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)
 ''' + _TAIL,
+        # finds the first rejection with argmax over the reject mask, which is 0 when nothing is rejected: named by
+        #   the certain case "two drafts with p > q" (n = 0 instead of 2); F3 241566, S3 100247, z -1150
+        "first_reject_by_argmax": _HEAD + '''    u = torch.rand(B, gamma, generator=generator, dtype=p_x.dtype)
+    n = (~(u * q_x < p_x)).long().argmax(dim=1)                         # BUG: 0 when there is no rejection
+''' + _RESIDUAL + _TAIL,
+        # the residual the wrong way round, max(0, q - p): named by the certain case "q = (0.9, 0.1) against
+        #   p = (0.5, 0.5)" (always token 0 after a rejection); F3 14588 (the first token then follows q_1), S3 12960,
+        #   z 1 (the accept rule is right)
+        "residual_q_minus_p": _HEAD + _ACCEPT + '''    q_pad = torch.cat([q, torch.zeros(B, 1, V, dtype=q.dtype)], dim=1)
+    rows = torch.arange(B)
+    missing = (q_pad[rows, n] - p[rows, n]).clamp_min(0.0)                 # BUG: q - p
+    mass = missing.sum(dim=-1, keepdim=True)
+    r = torch.where(mass > 0, missing / mass.clamp_min(1e-300), p[rows, n])
+    extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)
+''' + _TAIL,
+        # keeps a draft with probability min(1, q/p): named by the certain case "p = 0.7 > q = 0.5" (some rejected);
+        #   F3 14588, S3 13113, z 108
+        "reversed_ratio": _HEAD + '''    u = torch.rand(B, gamma, generator=generator, dtype=p_x.dtype)
+    n = (u * p_x < q_x).long().cumprod(dim=1).sum(dim=1)                # BUG: u < q/p
+''' + _RESIDUAL + _TAIL,
+        # leaves the drafts after the stop in place instead of -1: test_batched_shapes ("must hold -1")
+        "drafts_left_after_the_stop": _HEAD + _ACCEPT + _RESIDUAL + '''    tokens = torch.cat([drafts.long(), torch.zeros(B, 1, dtype=torch.int64)], dim=1)   # BUG: no -1 padding
+    tokens[rows, n] = extra
+    return tokens, n''',
         **delegation_forms(_DEF, "specdec.engine.batched", "batched_verify"),
     },
+}
+
+
+# What each wrong answer must read: words of the message of some failing test cell that name its misconception
+# (tests/test_wrong_implementations.py). Most come from the certain cases of the diagnose_* helpers, which run
+# before the chi-square tests.
+MESSAGES = {
+    "ex_batched_verify/resample_from_p": "drawn from p itself, not from the residual",
+    "ex_batched_verify/sum_instead_of_cumprod": "counts every accepted position (a sum)",
+    "ex_batched_verify/uniforms_shared_by_the_batch": "not one row for the whole batch",
+    "ex_batched_verify/one_uniform_per_sequence": "share one uniform",
+    "ex_batched_verify/bonus_from_the_last_residual": "Past the last draft q is a zero row",
+    "ex_batched_verify/accept_on_argmax": "is the greedy rule",
+    "ex_batched_verify/rows_of_the_first_sequence": "each sequence uses its own p[b], q[b]",
+    "ex_batched_verify/global_random_state": "pass generator=generator",
+    "ex_batched_verify/zero_row_written_into_q": "changed its inputs",
+    "ex_batched_verify/first_reject_by_argmax": "is 0 when there is none",
+    "ex_batched_verify/residual_q_minus_p": "that is max(0, q - p)",
+    "ex_batched_verify/reversed_ratio": "Is your test reversed",
+    "ex_batched_verify/drafts_left_after_the_stop": "must hold -1",
 }
