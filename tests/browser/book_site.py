@@ -1,0 +1,72 @@
+"""The book the browser tests read: built once for this checkout and shared by every test process.
+
+The suite runs on several workers (pytest-xdist), in any order. Each book test asks `built_book()`,
+which builds the site (`book.build.build_book`, executing only the chapters book/executed.py has no
+run of) into `build/book-test/<key>/site`, under a lock, so that the first worker builds and the
+others wait and reuse it. The key hashes what the site is made of: the book's own sources and the
+cache key of every chapter's run (the chapter, the course library, the pins); a change to any of
+them builds a new site and removes the old ones.
+
+    >>> len(site_key()) == 16 and site_key() == site_key()
+    True
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.paths import REPO_ROOT
+
+ROOT = REPO_ROOT / "build" / "book-test"
+AXE = REPO_ROOT / "build" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@dataclass(frozen=True)
+class BuiltBook:
+    site: Path
+    seconds: float
+    sphinx_seconds: float
+    executed: list[str]      # chapters run for this build (empty when every run was cached)
+    reused: list[str]        # chapters taken from the cache
+    built_now: bool          # False: an earlier test process built it
+
+
+def site_key() -> str:
+    from book.build import BOOK_DIR, chapter_paths
+    from book.executed import cache_key
+
+    h = hashlib.sha256()
+    for path in sorted(BOOK_DIR.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            h.update(str(path.relative_to(BOOK_DIR)).encode() + b"\0" + path.read_bytes())
+    for chapter in chapter_paths():
+        h.update(chapter.name.encode() + cache_key(chapter).encode())
+    return h.hexdigest()[:16]
+
+
+def built_book() -> BuiltBook:
+    """The site for this checkout, built now or by an earlier test process."""
+    from book.build import build_book
+
+    ROOT.mkdir(parents=True, exist_ok=True)
+    key = site_key()
+    folder = ROOT / key
+    record = folder / "build.json"
+    with open(ROOT / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if record.is_file():
+            info = json.loads(record.read_text())
+            return BuiltBook(site=folder / "site", built_now=False, **info)
+        for old in ROOT.iterdir():
+            if old.is_dir() and old.name != key:
+                shutil.rmtree(old, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)            # a build that was interrupted
+        result = build_book(folder / "site", progress=lambda line: None)
+        info = {"seconds": result.seconds, "sphinx_seconds": result.sphinx_seconds,
+                "executed": result.executed, "reused": result.reused}
+        record.write_text(json.dumps(info))
+        return BuiltBook(site=result.site, built_now=True, **info)

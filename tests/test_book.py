@@ -1,0 +1,155 @@
+"""The book's page rules, on small notebooks (fast: no Sphinx, no browser; tests/browser/test_book*.py
+read the built site).
+
+A widget's picture shows only what a reader of the live widget sees at start; test notes and the
+note on checking your work are written for a web reader; plotting cells fold; a figure's alt text
+says what it shows; a chapter runs for the book with an empty HOME and progress log, and a run made
+with someone's log is never reused for a page.
+"""
+from __future__ import annotations
+
+import base64
+import os
+
+import nbformat
+import pytest
+
+from autograder.authoring.learner_cells import CHECK_NOTE, add_learner_cells
+from autograder.authoring.execute import Execution
+from book import executed as runs
+from book.pages import HIDE_INPUT, INTERACTIVE_NOTE, WIDGET_STATE, WIDGET_VIEW, book_page
+from book.references import WORKS, link_citations
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * 32).decode()
+
+
+def _model(name, **state):
+    return {"model_name": name, "model_module": "@jupyter-widgets/controls", "state": state}
+
+
+def _widget_notebook(models: dict, root: str) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("drill_widget()")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={WIDGET_VIEW: {"model_id": root}, "text/plain": ""})]
+    nb.cells = [cell]
+    nb.metadata["widgets"] = {WIDGET_STATE: {"state": models}}
+    return nb
+
+
+def _page_html(nb) -> str:
+    return " ".join(o.get("data", {}).get("text/html", "") for c in book_page(nb).cells for o in c.get("outputs", []))
+
+
+def test_a_widget_picture_leaves_out_hidden_parts_and_empty_fields():
+    models = {
+        "root": _model("VBoxModel", children=["IPY_MODEL_q", "IPY_MODEL_a1", "IPY_MODEL_a2", "IPY_MODEL_worked"]),
+        "q": _model("HTMLModel", value="What is the chance that some child is accepted?", layout="IPY_MODEL_l1"),
+        "a1": _model("TextModel", description="one child", value=""),
+        "a2": _model("TextModel", description="seed", value="2026"),
+        "worked": _model("HTMLModel", value="Worked answer: 0.75", layout="IPY_MODEL_hidden"),
+        "l1": _model("LayoutModel"),
+        "hidden": _model("LayoutModel", display="none"),
+    }
+    page = _page_html(_widget_notebook(models, "root"))
+    assert INTERACTIVE_NOTE in page and "some child is accepted" in page
+    assert "Worked answer" not in page, "a part hidden at start is in the picture"
+    assert "one child" not in page, "an empty answer field is in the picture"
+    assert "seed = 2026" in page
+
+
+def test_a_caption_beside_controls_goes_with_them():
+    models = {
+        "root": _model("VBoxModel", children=["IPY_MODEL_row", "IPY_MODEL_out"]),
+        "row": _model("HBoxModel", children=["IPY_MODEL_cap", "IPY_MODEL_d0"]),
+        "cap": _model("HTMLModel", value="<b>target writes</b>&nbsp;"),
+        "d0": _model("DropdownModel", description="depth 0", _options_labels=["sat", "is"], index=0),
+        "out": _model("HTMLModel", value="Greedy walk keeps: #0 sat"),
+    }
+    page = _page_html(_widget_notebook(models, "root"))
+    assert "target writes depth 0 = sat" in page
+    assert "course-widget-readout\">Greedy walk" in page and "<b>target writes</b>" not in page
+
+
+def test_reader_text_is_written_for_the_web():
+    nb = nbformat.v4.new_notebook()
+    solution = nbformat.v4.new_code_cell("def f():\n    raise NotImplementedError()",
+                                         metadata={"nbgrader": {"grade": False, "solution": True, "grade_id": "ex"}})
+    tests = []
+    for i in range(2):
+        cell = nbformat.v4.new_code_cell("assert f() == 1", metadata={"nbgrader": {
+            "grade": True, "solution": False, "locked": True, "grade_id": f"t{i}", "points": 1}})
+        cell.outputs = [nbformat.v4.new_output("error", ename="NotImplementedError", traceback=["..."],
+                                               evalue="Replace this line with your solution. Stuck? Open the hints below this cell.")]
+        tests.append(cell)
+    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · T\nText."), solution, *tests]
+    nb = add_learner_cells(nb, "01_t")
+    page = book_page(nb, "01_t")
+    text = " ".join(c.source for c in page.cells if c.cell_type == "markdown")
+    notes = [o.data["text/html"] for c in page.cells for o in c.get("outputs", []) if "course-test-note" in
+             o.get("data", {}).get("text/html", "")]
+    assert CHECK_NOTE not in text and "in JupyterLab" in text and "last cell of this notebook" not in text
+    assert "downloads/01_t.ipynb" in page.cells[0].source
+    assert len(notes) == 2 and len(notes[1]) < len(notes[0]), "the full note is repeated after every test cell"
+    assert not any(".;" in n or "hints below" in n for n in notes), notes
+
+
+def test_plotting_cells_fold_and_figures_are_described():
+    nb = nbformat.v4.new_notebook()
+    draw = nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(14, 4))\nax.plot(x, y)")
+    draw.outputs = [nbformat.v4.new_output("display_data", data={"image/png": PNG, "text/plain": ""},
+                                           metadata={"course_alt": "Speedup against $\\gamma$ (x: gamma; y: speedup)"})]
+    printing = nbformat.v4.new_code_cell("print(1)")
+    printing.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    nb.cells = [nbformat.v4.new_markdown_cell("The speedup peaks:"), draw, printing]
+    page = book_page(nb)
+    assert HIDE_INPUT in page.cells[1].metadata.get("tags", [])
+    assert HIDE_INPUT not in page.cells[2].metadata.get("tags", [])
+    (alt,) = page.metadata["course_alt"].values()
+    assert alt == "Figure: Speedup against gamma (x: gamma; y: speedup)"
+
+
+def test_citations_link_to_listed_works_only():
+    linked = link_citations("Leviathan et al. (2023) and Chen et al. 2023, unlike Nobody (2023).")
+    assert linked.count("references.html#ref-") == 2 and "Nobody (2023)" in linked
+    assert all(w.link.startswith(("https://arxiv.org/abs/", "https://doi.org/")) for w in WORKS if w.link)
+
+
+def test_chapters_run_for_the_book_with_an_empty_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("COURSE_PROGRESS_LOG", "/tmp/course-test-progress-x/progress.jsonl")
+    seen = {}
+
+    def fake_execute(path):
+        seen.update({k: os.environ.get(k) for k in ("HOME", "COURSE_PROGRESS_LOG", "IPYTHONDIR")})
+        seen["startup"] = sorted(p.name for p in (
+            __import__("pathlib").Path(os.environ["IPYTHONDIR"]) / "profile_default" / "startup").iterdir())
+        return Execution(nbformat.v4.new_notebook(), 1.0, [])
+
+    monkeypatch.setattr(runs, "execute", fake_execute)
+    chapter = runs.CHAPTERS_DIR / "01_cost_model.ipynb"
+    result, reused = runs.executed(chapter, tmp_path)
+    assert not reused and seen["COURSE_PROGRESS_LOG"].startswith(seen["HOME"])
+    assert "course-test-progress" not in seen["COURSE_PROGRESS_LOG"] and seen["startup"]
+    assert os.environ["COURSE_PROGRESS_LOG"] == "/tmp/course-test-progress-x/progress.jsonl"
+    assert runs.cached(chapter, tmp_path) is not None
+
+
+def test_a_run_made_with_someone_elses_log_is_not_reused(tmp_path):
+    chapter = runs.CHAPTERS_DIR / "01_cost_model.ipynb"
+    runs.store(chapter, Execution(nbformat.v4.new_notebook(), 1.0, []), tmp_path)   # as the test suite stores
+    assert runs.cached(chapter, tmp_path) is None
+
+
+@pytest.mark.parametrize("width, expected", [(14, 8.0), (6, 6.0)])
+def test_figures_are_narrowed_to_the_column(width, expected):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from book.figures import MIN_POINTS, fit_to_column
+
+    fig, ax = plt.subplots(figsize=(width, 3))
+    ax.set_xlabel("k", fontsize=6)
+    fit_to_column(fig)
+    assert fig.get_size_inches()[0] == pytest.approx(expected)
+    assert ax.xaxis.label.get_fontsize() >= MIN_POINTS
+    plt.close(fig)
