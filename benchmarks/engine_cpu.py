@@ -18,8 +18,9 @@ Hugging Face `generate(assistant_model=draft)` is set up to do the same work as 
 - sampling (T = 1): `do_sample=True, temperature=1.0, top_k=0, top_p=1.0` (HF's default top_k is 50;
   the course's engine samples from the full distribution).
 
-Every forward of both models is counted by wrapping `forward`, so the table shows target passes
-(= rounds) and draft passes of each engine, not only its own statistics. Each engine is warmed up
+Every run goes through `specdec.engine.measure` (`run_speculative`, `run_hf`, `run_plain`), whose
+clock counts every forward of both models, so the table shows target passes (= rounds) and draft
+passes of each engine, not only its own statistics. Each engine is warmed up
 once, then the engines run in alternation (course, HF, plain, course, HF, plain, ...) for
 `--repeats` repeats; tokens/s is reported as median and range, and the ratio course / HF per
 repeat as median and range. Greedy outputs are compared token for token.
@@ -29,112 +30,47 @@ from __future__ import annotations
 import argparse
 import datetime
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from specdec.engine.generate import plain_generate, speculative_generate  # noqa: E402
-from specdec.engine.stats import RoundStats  # noqa: E402
-from specdec.engine.timing import Quietness  # noqa: E402
+from specdec.engine.measure import like_for_like, run_hf, run_plain, run_speculative
+from specdec.engine.timing import Quietness
 
 GAMMA, N_NEW, PROMPT_BYTES = 4, 48, 120
-
-
-class Counter:
-    """Counts calls of model.forward (every pass, whoever makes it)."""
-
-    def __init__(self, model):
-        self.calls = 0
-        inner = model.forward
-
-        def counted(*a, **k):
-            self.calls += 1
-            return inner(*a, **k)
-        model.forward = counted
-
-
-def configure_hf_assistant(draft, gamma):
-    """The draft's generation config for a constant gamma and no early stop (what HF reads from the assistant)."""
-    cfg = draft.generation_config
-    cfg.num_assistant_tokens = gamma
-    cfg.num_assistant_tokens_schedule = "constant"
-    cfg.assistant_confidence_threshold = 0.0
-    return {k: getattr(cfg, k) for k in ("num_assistant_tokens", "num_assistant_tokens_schedule",
-                                         "assistant_confidence_threshold")}
-
-
-def hf_sampling_kwargs(temperature):
-    if temperature == 0:
-        return dict(do_sample=False)
-    return dict(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
-
-
-def run_hf(target, draft, prompts, temperature, seed):
-    torch.manual_seed(seed)                      # HF samples from the global generator
-    outs = []
-    t0, c0 = time.perf_counter(), time.thread_time()
-    for ids in prompts:
-        x = ids[None, :]
-        out = target.generate(x, attention_mask=torch.ones_like(x), assistant_model=draft, max_new_tokens=N_NEW,
-                              min_new_tokens=N_NEW, pad_token_id=0, **hf_sampling_kwargs(temperature))
-        outs.append(out[0, x.shape[1]:].tolist())
-    return outs, (time.perf_counter() - t0, time.thread_time() - c0)
-
-
-def run_course(target, draft, prompts, temperature, seed):
-    gen = torch.Generator().manual_seed(seed)
-    stats = RoundStats(GAMMA)
-    outs = []
-    t0, c0 = time.perf_counter(), time.thread_time()
-    for ids in prompts:
-        out, _ = speculative_generate(target, draft, ids, gamma=GAMMA, max_new_tokens=N_NEW, temperature=temperature,
-                                      generator=gen, stats=stats)
-        outs.append(out.tolist())
-    return outs, (time.perf_counter() - t0, time.thread_time() - c0), stats
-
-
-def run_plain(target, prompts, temperature, seed):
-    gen = torch.Generator().manual_seed(seed)
-    t0, c0 = time.perf_counter(), time.thread_time()
-    outs = [plain_generate(target, ids, N_NEW, temperature=temperature, generator=gen).tolist() for ids in prompts]
-    return outs, (time.perf_counter() - t0, time.thread_time() - c0)
 
 
 def spread(xs, fmt="{:.0f}"):
     return f"{fmt.format(statistics.median(xs))} ({fmt.format(min(xs))}-{fmt.format(max(xs))})"
 
 
-def measure(target, draft, prompts, temperature, repeats, counts):
+def measure(target, draft, prompts, temperature, repeats):
     """Alternating repeats of course / HF / plain; returns a dict of per-repeat lists and pass counts."""
-    tc, dc = counts
     n_tokens = len(prompts) * N_NEW
-    run_course(target, draft, prompts[:2], temperature, 0)                   # warm-up, each engine once
-    run_hf(target, draft, prompts[:2], temperature, 0)
-    run_plain(target, prompts[:2], temperature, 0)
+    runs = dict(course=lambda seed: run_speculative(target, draft, prompts, GAMMA, N_NEW, seed, temperature=temperature),
+                hf=lambda seed: run_hf(target, prompts, N_NEW, assistant=draft, assistant_settings=like_for_like(GAMMA),
+                                       temperature=temperature, seed=seed),
+                plain=lambda seed: run_plain(target, prompts, N_NEW, seed, temperature=temperature))
+    for name in runs:                                                          # warm-up, each engine once
+        (run_speculative(target, draft, prompts[:2], GAMMA, N_NEW, temperature=temperature) if name == "course" else
+         run_hf(target, prompts[:2], N_NEW, assistant=draft, assistant_settings=like_for_like(GAMMA),
+                temperature=temperature) if name == "hf" else run_plain(target, prompts[:2], N_NEW, temperature=temperature))
     res = dict(course=[], hf=[], plain=[], ratio=[], share=[], course_passes=[], hf_passes=[], same=[], n_bar=[])
     for r in range(repeats):
-        seed = 100 + r
-        tc.calls = dc.calls = 0
-        ours, t_ours, stats = run_course(target, draft, prompts, temperature, seed)
-        res["course_passes"].append((tc.calls, dc.calls, stats.target_calls))
-        res["n_bar"].append(stats.n_bar())
-        tc.calls = dc.calls = 0
-        theirs, t_hf = run_hf(target, draft, prompts, temperature, seed)
-        res["hf_passes"].append((tc.calls, dc.calls))
-        plain, t_plain = run_plain(target, prompts, temperature, seed)
-        if sum(map(len, theirs)) != n_tokens or sum(map(len, ours)) != n_tokens:
+        done = {name: run(100 + r) for name, run in runs.items()}
+        ours, theirs, plain = done["course"], done["hf"], done["plain"]
+        res["course_passes"].append((ours["passes"]["target"].calls, ours["passes"]["draft"].calls))
+        res["n_bar"].append(ours["stats"].n_bar())
+        res["hf_passes"].append((theirs["passes"]["target"].calls, theirs["passes"]["draft"].calls))
+        if theirs["n_tokens"] != n_tokens or ours["n_tokens"] != n_tokens:
             raise RuntimeError("an engine stopped early: the comparison needs the same number of tokens")
-        res["course"].append(n_tokens / t_ours[0])
-        res["hf"].append(n_tokens / t_hf[0])
-        res["plain"].append(n_tokens / t_plain[0])
-        res["ratio"].append(t_hf[0] / t_ours[0])
-        res["share"] += [t[1] / t[0] for t in (t_ours, t_hf, t_plain)]     # CPU time / wall time: 1 when quiet
-        res["same"].append((ours == theirs, ours == plain))
-        res["greedy_outs"] = ours
+        for name in runs:
+            res[name].append(n_tokens / done[name]["seconds"])
+        res["ratio"].append(theirs["seconds"] / ours["seconds"])
+        res["share"] += [d["cpu_seconds"] / d["seconds"] for d in done.values()]   # CPU time / wall time: 1 when quiet
+        res["same"].append((ours["tokens"] == theirs["tokens"], ours["tokens"] == plain["tokens"]))
+        res["greedy_outs"] = ours["tokens"]
         print(f"  T = {temperature}, repeat {r + 1}: course {res['course'][-1]:.0f} tok/s "
               f"({res['course_passes'][-1][0]} target passes), HF {res['hf'][-1]:.0f} tok/s "
               f"({res['hf_passes'][-1][0]} target passes), plain {res['plain'][-1]:.0f} tok/s", flush=True)
@@ -142,7 +78,7 @@ def measure(target, draft, prompts, temperature, repeats, counts):
 
 
 def table(res, temperature, n_prompts):
-    passes_c = sorted({p[:2] for p in res["course_passes"]})
+    passes_c = sorted(set(res["course_passes"]))
     passes_h = sorted(set(res["hf_passes"]))
     fmt_p = lambda ps: ", ".join(f"{t} / {d}" for t, d in ps)                # noqa: E731
     kind = "greedy" if temperature == 0 else f"sampling at T = {temperature:g} (full distribution, no top-k)"
@@ -183,16 +119,14 @@ def main(argv=None):
     prompts = [encode(text)[-PROMPT_BYTES:] for _, text in all_prompts()]
     if args.quick:
         prompts = prompts[:4]
-    counts = Counter(target), Counter(draft)
     t_start = time.time()
-    draft.generation_config.num_assistant_tokens = GAMMA
-    draft.generation_config.num_assistant_tokens_schedule = "constant"
-    run_hf(target, draft, prompts[:2], 0.0, 0)
-    counts[0].calls = counts[1].calls = 0
-    default_outs, (t_default, _) = run_hf(target, draft, prompts, 0.0, 0)
-    default_passes = (counts[0].calls, counts[1].calls)
-    hf_settings = configure_hf_assistant(draft, GAMMA)
-    results = {T: measure(target, draft, prompts, T, repeats, counts) for T in (0.0, 1.0)}
+    contrast = dict(num_assistant_tokens=GAMMA, num_assistant_tokens_schedule="constant")   # threshold: the default
+    run_hf(target, prompts[:2], N_NEW, assistant=draft, assistant_settings=contrast)
+    default = run_hf(target, prompts, N_NEW, assistant=draft, assistant_settings=contrast)
+    default_outs, t_default = default["tokens"], default["seconds"]
+    default_passes = (default["passes"]["target"].calls, default["passes"]["draft"].calls)
+    hf_settings = like_for_like(GAMMA)
+    results = {T: measure(target, draft, prompts, T, repeats) for T in (0.0, 1.0)}
     minutes = (time.time() - t_start) / 60
     quiet = Quietness.of([x for res in results.values() for x in res["share"]])
     lines = [f"# The course's engine against Hugging Face assisted generation on a CPU", "",
@@ -203,7 +137,8 @@ def main(argv=None):
              f"Prompts: the lab's {len(prompts)} prompts, last {PROMPT_BYTES} bytes; {N_NEW} new tokens each; "
              f"gamma = {GAMMA}; {repeats} alternating repeats after one warm-up run of each engine.", "",
              f"Hugging Face settings (on the assistant's generation config): {hf_settings}; "
-             "`max_new_tokens = min_new_tokens = 48`. Passes are counted by wrapping each model's `forward`.", ""]
+             "`max_new_tokens = min_new_tokens = 48`. Passes are counted by forward hooks on each model "
+             "(`specdec.engine.clock.model_clock`).", ""]
     for T, res in results.items():
         lines += table(res, T, len(prompts))
     same_default = default_outs == [o for o in results[0.0]["greedy_outs"]]

@@ -2,7 +2,8 @@
 
     python benchmarks/engine_overhead.py              # T = 1, gamma = 3, the lab's 12 prompts x 48 tokens
 
-Every forward of both models is wrapped and timed, so per round
+Every forward of both models is timed (`specdec.engine.clock.model_clock`, inside
+`specdec.engine.measure.run_speculative`), so per round
 
     overhead = (wall time of speculative_generate - time inside the models' forward) / rounds
 
@@ -19,38 +20,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
-import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from specdec.engine.generate import speculative_generate  # noqa: E402
-from specdec.engine.stats import RoundStats  # noqa: E402
-from specdec.engine.timing import Quietness  # noqa: E402
-
-
-class Timed:
-    """Wraps model.forward; adds the wall seconds spent inside it to `seconds`.
-
-    Only `time.perf_counter` is read around a call: `time.thread_time` costs about 0.2 ms a call
-    on some virtual machines, which this benchmark would then report as engine overhead.
-    """
-
-    def __init__(self, *models):
-        self.seconds = 0.0
-        for m in models:
-            inner = m.forward
-
-            def timed(*a, __inner=inner, **k):
-                t0 = time.perf_counter()
-                try:
-                    return __inner(*a, **k)
-                finally:
-                    self.seconds += time.perf_counter() - t0
-            m.forward = timed
+from specdec.engine.measure import engine_seconds, run_speculative
+from specdec.engine.timing import Quietness
 
 
 class NullLM(torch.nn.Module):
@@ -91,25 +65,17 @@ def null_pair(vocab, n_positions, seed=0):
 def overhead(target, draft, prompts, gamma, n_new, temperature, repeats, seed=0):
     """(overhead ms per round, wall ms per round, CPU share, rounds); lists over repeats.
 
-    CPU share: the thread's CPU time over a run (read once at each end) / its wall time (judged by
-    `specdec.engine.timing.Quietness`).
+    A round is a target pass (the clock counts them). CPU share: the thread's CPU time over a run
+    (read once at each end) / its wall time (judged by `specdec.engine.timing.Quietness`).
     """
-    clock = Timed(target, draft)
     over, share, wall = [], [], []
     for r in range(repeats + 1):
-        gen = torch.Generator().manual_seed(seed + r)
-        stats = RoundStats(gamma)
-        clock.seconds = 0.0
-        t0, c0 = time.perf_counter(), time.thread_time()
-        for ids in prompts:
-            speculative_generate(target, draft, ids, gamma=gamma, max_new_tokens=n_new, temperature=temperature,
-                                 generator=gen, stats=stats)
-        total, total_cpu = time.perf_counter() - t0, time.thread_time() - c0
-        rounds = stats.rounds + stats.short_rounds
+        run = run_speculative(target, draft, prompts, gamma, n_new, seed=seed + r, temperature=temperature)
+        rounds = run["passes"]["target"].calls
         if r:                                              # the first run warms up
-            over.append((total - clock.seconds) / rounds * 1e3)
-            share.append(total_cpu / total)
-            wall.append(total / rounds * 1e3)
+            over.append(engine_seconds(run) / rounds * 1e3)
+            share.append(run["cpu_seconds"] / run["seconds"])
+            wall.append(run["seconds"] / rounds * 1e3)
     return over, wall, share, rounds
 
 

@@ -1,13 +1,15 @@
-"""The lab's measurement helpers: the timing protocol, interleaving, the model clock, the formula with overhead."""
+"""The measurement toolkit: the timing protocol, interleaving, the forward-call clock, the three runs
+(plain, speculative, Hugging Face) timed alike, the costs read from them, the formula with overhead."""
 import pytest
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from specdec.engine import measure
+from specdec.engine import measure, timing
+from specdec.engine.clock import ForwardTime, model_clock
+from specdec.engine.prediction import predicted_request_speedup, predicted_steady_speedup
 from specdec.engine.prefill import cache_length
-from specdec.engine.timing import Quietness
-from specdec.engine.measure import (model_clock, pass_time_samples, predicted_speedup, robust_time, run_plain,
-                                    run_speculative)
+from specdec.engine.timing import Quietness, draft_cost_ratio, pass_time_samples, robust_time
+from specdec.engine.measure import in_run_costs, like_for_like, run_hf, run_plain, run_speculative
 
 
 def _model(layers, seed=0):
@@ -28,21 +30,23 @@ def test_robust_time_synchronizes_around_every_timed_call_and_takes_the_median()
         robust_time(lambda: None, repeats=0)
     with pytest.raises(ValueError, match="warmup"):
         robust_time(lambda: None, repeats=1, warmup=-1)
+    with pytest.raises(ValueError, match="repeats"):
+        robust_time(lambda: None, repeats=True)                          # True is an int in Python: refused
 
 
 def test_pass_time_samples_interleaves_k_and_keeps_the_context(monkeypatch):
     model = _model(1)
     order, lengths = [], []
-    real_forward = measure.forward
+    real_forward = timing.forward
 
     def spy(m, ids, cache=None):
         order.append(int(ids.numel()))
         lengths.append(cache_length(cache))
         return real_forward(m, ids, cache)
 
-    monkeypatch.setattr(measure, "forward", spy)
-    out = pass_time_samples(model, [1, 2, 4], context=8, repeats=3, warmup=1, seed=0)
-    assert sorted(out) == [1, 2, 4] and all(len(v) == 3 and min(v) > 0 for v in out.values())
+    monkeypatch.setattr(timing, "forward", spy)
+    out = pass_time_samples({"m": model}, [1, 2, 4], context=8, repeats=3, warmup=1, seed=0)
+    assert sorted(out) == [("m", 1), ("m", 2), ("m", 4)] and all(len(v) == 3 and min(v) > 0 for v in out.values())
     passes = order                                                       # the prefill goes through prefill()
     rounds = [passes[i:i + 3] for i in range(0, len(passes), 3)]
     assert len(rounds) == 4 and all(sorted(r) == [1, 2, 4] for r in rounds)   # every repeat times every k once
@@ -54,14 +58,16 @@ def test_model_clock_counts_calls_and_leaves_no_hooks():
     target, draft = _model(2), _model(1, seed=1)
     prompts = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
     run = run_speculative(target, draft, prompts, 3, 10, temperature=1.0, seed=0)
-    assert run["model_calls"]["target"] == run["stats"].target_calls
-    assert 0 < sum(run["model_seconds"].values()) < run["seconds"]
+    assert run["passes"]["target"].calls == run["stats"].target_calls
+    assert run["passes"]["draft"].calls == run["stats"].draft_calls
+    assert 0 < sum(p.seconds for p in run["passes"].values()) < run["seconds"]
+    assert 0 < measure.engine_seconds(run) < run["seconds"]
     plain = run_plain(target, prompts, 10, temperature=1.0)
-    assert plain["model_calls"]["target"] == 20 and plain["model_seconds"]["target"] < plain["seconds"]
+    assert plain["passes"]["target"].calls == 20 and plain["passes"]["target"].seconds < plain["seconds"]
     assert not target._forward_hooks and not target._forward_pre_hooks and not draft._forward_hooks
     with model_clock(t=target) as spent:
         target(input_ids=torch.tensor([[1, 2]]))
-    assert spent["t"][1] == 1 and spent["t"][0] > 0
+    assert spent["t"].calls == 1 and spent["t"].seconds > 0
 
 
 def test_model_clock_times_each_requests_first_pass_apart():
@@ -69,11 +75,11 @@ def test_model_clock_times_each_requests_first_pass_apart():
     target, draft = _model(2), _model(1, seed=1)
     prompts = [torch.tensor([1, 2, 3, 4, 5, 6]), torch.tensor([4, 5]), torch.tensor([7, 8, 9])]
     run = run_speculative(target, draft, prompts, 3, 10, temperature=1.0, seed=0)
-    assert run["first_calls"] == {"target": 3, "draft": 3}
-    assert all(0 < run["first_seconds"][m] < run["model_seconds"][m] for m in ("target", "draft"))
+    assert {m: p.first_calls for m, p in run["passes"].items()} == {"target": 3, "draft": 3}
+    assert all(0 < p.first_seconds < p.seconds for p in run["passes"].values())
     plain = run_plain(target, prompts, 10, temperature=0.0)
-    assert plain["first_calls"] == {"target": 3} and plain["model_calls"]["target"] == 30
-    assert 0 < plain["first_seconds"]["target"] < plain["model_seconds"]["target"]
+    assert plain["passes"]["target"].first_calls == 3 and plain["passes"]["target"].calls == 30
+    assert 0 < plain["passes"]["target"].first_seconds < plain["passes"]["target"].seconds
 
 
 def test_the_clocks_cost_does_not_grow_with_the_number_of_model_calls(monkeypatch):
@@ -91,17 +97,62 @@ def test_the_clocks_cost_does_not_grow_with_the_number_of_model_calls(monkeypatc
     target, draft = _model(2), _model(1, seed=1)
     prompts = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
     run = run_speculative(target, draft, prompts, 3, 10, temperature=1.0, seed=0)
-    assert sum(run["model_calls"].values()) > 10 and reads["thread_time"] == 2
+    assert sum(p.calls for p in run["passes"].values()) > 10 and reads["thread_time"] == 2
     assert 0 < run["cpu_seconds"]
-    reads["thread_time"] = 0
-    plain = run_plain(target, prompts, 10, temperature=1.0)
-    assert plain["model_calls"]["target"] == 20 and reads["thread_time"] == 2
-    assert set(plain) >= {"seconds", "cpu_seconds", "model_seconds", "model_calls"} and "model_cpu_seconds" not in plain
+    for name, one_run in [("plain", lambda: run_plain(target, prompts, 10, temperature=1.0)),
+                          ("hf", lambda: run_hf(target, prompts, 10, assistant=draft,
+                                                assistant_settings=like_for_like(3)))]:
+        reads["thread_time"] = 0
+        done = one_run()
+        assert done["passes"]["target"].calls >= 2 and reads["thread_time"] == 2, name
+        assert set(done) >= {"seconds", "cpu_seconds", "passes"} and "model_cpu_seconds" not in done, name
 
 
-def test_predicted_speedup_with_overheads_reduces_to_chapter_05():
-    assert predicted_speedup(3.0, 4, 0.1, 1.0) == pytest.approx(3.0 / 1.4)
-    assert predicted_speedup(3.0, 4, 0.1, 1.2, overhead=0.3, plain_overhead=0.1) == pytest.approx(3.0 * 1.1 / 1.9)
+def test_hugging_face_runs_the_course_engines_rounds_when_set_like_for_like():
+    """Greedy, constant gamma, no early stop: HF's assisted generation makes the course engine's passes and
+    tokens; the settings apply to that run only; the clock sees HF's own calls of both models."""
+    target, draft = _model(2), _model(1, seed=1)
+    for m in (target, draft):
+        m.generation_config.eos_token_id = None      # min_new_tokens would mask an end token the course's loop may pick
+    prompts = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
+    before = draft.generation_config.to_dict()
+    hf = run_hf(target, prompts, 12, assistant=draft, assistant_settings=like_for_like(3))
+    ours = run_speculative(target, draft, prompts, 3, 12, temperature=0.0)
+    assert draft.generation_config.to_dict() == before
+    assert hf["tokens"] == ours["tokens"] == run_plain(target, prompts, 12, temperature=0.0)["tokens"]
+    assert hf["n_tokens"] == 24 and hf["passes"]["target"].calls == ours["passes"]["target"].calls
+    assert hf["passes"]["draft"].calls == ours["passes"]["draft"].calls
+    plain_hf = run_hf(target, prompts, 12)
+    assert set(plain_hf["passes"]) == {"target"} and plain_hf["passes"]["target"].calls == 24
+    sampled = [run_hf(target, prompts, 12, temperature=1.0, seed=s)["tokens"] for s in (3, 3, 4)]
+    assert sampled[0] == sampled[1] != sampled[2]                        # seeded through the global generator
+
+
+def test_in_run_costs_reads_chapter_05s_costs_in_plain_steps():
+    plain = dict(seconds=12.0, passes={"target": ForwardTime(10.0, 10, 1.0, 1)})
+    spec = dict(seconds=6.0, passes={"target": ForwardTime(4.0, 3, 2.0, 1), "draft": ForwardTime(1.5, 9, 0.5, 1)})
+    costs = in_run_costs(plain, spec)
+    want = dict(o_plain=0.2, first_plain=1.0, c=0.125, r_gamma=1.0, o_round=0.5 / 3, first_spec=2.5)
+    assert costs == pytest.approx(want)
+    doubled = {k: dict(v, seconds=2 * v["seconds"], passes={m: ForwardTime(2 * p.seconds, p.calls, 2 * p.first_seconds,
+                                                                           p.first_calls) for m, p in v["passes"].items()})
+               for k, v in dict(plain=plain, spec=spec).items()}
+    assert in_run_costs(doubled["plain"], doubled["spec"]) == pytest.approx(want)   # a slower machine: same units
+    with pytest.raises(ValueError, match="first"):
+        ForwardTime(1.0, 1, 1.0, 1).step_seconds()
+
+
+def test_draft_cost_ratio_pairs_the_passes_of_each_round():
+    samples = {("target", 1): [1.0, 2.0, 4.0], ("draft", 1): [0.5, 1.0, 2.0]}     # the machine slows, c does not
+    c = draft_cost_ratio(samples)
+    assert (c.median, c.low, c.high) == (0.5, 0.5, 0.5)
+
+
+def test_predicted_steady_speedup_with_overheads_reduces_to_chapter_05():
+    assert predicted_steady_speedup(3.0, 4, 0.1, 1.0) == pytest.approx(3.0 / 1.4)
+    assert predicted_steady_speedup(3.0, 4, 0.1, 1.2, overhead=0.3, plain_overhead=0.1) == pytest.approx(3.0 * 1.1 / 1.9)
+    long = predicted_request_speedup(3.0, 4, 0.1, 1.2, 0.3, 0.1, n_new=10**8, first_plain=5.0, first_spec=7.0)
+    assert long == pytest.approx(predicted_steady_speedup(3.0, 4, 0.1, 1.2, 0.3, 0.1), rel=1e-6)
 
 
 @pytest.mark.parametrize("shares, quiet", [([1.0, 0.95, 0.9], True), ([1.0, 0.899], False), ([0.2], False)])

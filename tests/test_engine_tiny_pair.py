@@ -8,7 +8,9 @@ import pytest
 import torch
 
 from specdec.engine.generate import plain_generate, speculative_generate
-from specdec.engine.measure import predicted_n_bar, predicted_speedup, run_plain, run_speculative
+from specdec.engine.measure import run_plain, run_speculative
+from specdec.engine.prediction import predicted_steady_speedup
+from specdec.speedup_model import expected_tokens_from_survival
 from specdec.lab_prompts import CALIBRATION, PROMPTS, all_prompts
 from specdec.tiny_pair import EOS, WEIGHTS, check_weights, decode, encode, load_tiny_pair, training_log
 from specdec.tiny_pair.quality import repeated_ngram_fraction
@@ -77,8 +79,8 @@ def test_engine_on_the_pair_keeps_greedy_and_accepts_drafts(pair):
     got, stats = speculative_generate(target, draft, prompt, gamma=4, max_new_tokens=30, temperature=0.0)
     assert got.tolist() == want.tolist()
     assert stats.n_bar() > 1.5, stats.histogram           # a trained, distilled draft keeps drafts
-    assert predicted_n_bar(stats.survival(), 4) == pytest.approx(stats.n_bar())
-    assert predicted_speedup(stats.n_bar(), 4, 0.0, 1.0) == pytest.approx(stats.n_bar())
+    assert expected_tokens_from_survival(stats.survival()[:4]) == pytest.approx(stats.n_bar())
+    assert predicted_steady_speedup(stats.n_bar(), 4, 0.0, 1.0) == pytest.approx(stats.n_bar())
     assert isinstance(decode(got.tolist()), str) and EOS == 0
 
 

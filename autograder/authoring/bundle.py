@@ -4,7 +4,8 @@ OUT gets the student notebooks (`chapters/`, freshly released: stubs, visible te
 only), the course library (`specdec/`, `widgets/`), the course commands (`autograder/`,
 with `autograder/reference/` holding the student notebooks the self-check takes its
 tests from), the learner's JupyterLab settings (`jupyter_config/`), the book builder
-(`book/`, so `./course book` works), the GPU lab's script chapter 12 names, the files to
+(`book/`, so `./course book` works), the GPU lab's script chapter 12 names and the recorded full
+CPU run it prints (`benchmarks/results/lab12_cpu.json`), the files to
 install it (`pyproject.toml`, `constraints.txt`, `environment.yml`, `course`) and a README
 written for learners (`bundle_README.md`; `./course test` says the bundle has no test suite). It has no solution notebooks, no `tests/`, no git
 history, and no line of hidden test code anywhere: the bundle is checked for that before
@@ -24,7 +25,10 @@ from ..grading.feedback import hidden_lines
 from .release import release
 
 PACKAGES = BUNDLE_PACKAGES
-FILES = BUNDLE_FILES
+# Chapter 12 prints the recorded full CPU run beside a short one (and a page made with the test preset
+# shows it in place of the sweep): without the record a learner's copy would have nothing to compare.
+LAB12_RECORD = "benchmarks/results/lab12_cpu.json"
+FILES = BUNDLE_FILES + (LAB12_RECORD,)
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", REFERENCE_DIR.name, BUNDLE_README.name)
 
 

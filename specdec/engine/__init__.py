@@ -14,9 +14,12 @@ batched verifier handles whole batches):
 - `rollback`: crop a KV cache back to the committed tokens (across transformers versions);
 - `stats`: per-round statistics (accepted-length histogram, survival per position, n_bar);
 - `generate`: the loop that ties them together, and plain decoding as the baseline;
-- `timing`: pass times measured robustly (interleaved, synchronized, with a spread), on dynamic
-  or static caches, eager or replayed from CUDA graphs;
-- `measure`: the lab's measurements and chapter 05's predictions; `models`: GPT-2 pair loading.
+- `timing`: the timing protocol (`robust_time`) and pass times measured with it (interleaved,
+  synchronized, with a spread), on dynamic or static caches, eager or replayed from CUDA graphs;
+- `clock`: the forward-call timer (passes counted and timed inside whole runs);
+- `measure`: the runs every measurement makes (plain, speculative, Hugging Face), timed alike,
+  and the costs read from them; `prediction`: chapter 05's formulas fed with those numbers;
+- `models`: GPT-2 pair loading.
 
 Devices: p, q, the drafts and the random generator stay where the models are for the whole
 round; a generator on another device is refused with a ValueError. The batch-1 loop reads one

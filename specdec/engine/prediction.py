@@ -1,17 +1,17 @@
 """Chapter 05's predictions fed with what the lab measured: tokens per round and the speedup.
 
-- `predicted_n_bar(survival, gamma)`: n_bar = 1 + a_1 + ... + a_gamma;
-- `predicted_speedup`: the steady state of decoding, S = n_bar (1 + o_plain) / (gamma c + r_gamma
+- `predicted_steady_speedup`: the steady state of decoding, S = n_bar (1 + o_plain) / (gamma c + r_gamma
   + o_round), where r_gamma = t_pass(gamma + 1) / t_pass(1) and the o's are the engine's own work
   per plain step and per round; all times in units of one plain decoding step;
 - `predicted_request_speedup`: the same for whole requests of n_new tokens, where each request
   also pays its first passes over the prompt (a plain request one, a speculative one in each model).
 
-    >>> predicted_n_bar([0.8, 0.6, 0.4], 2)
-    2.4
-    >>> round(predicted_speedup(2.4, 2, c=0.1, pass_ratio=1.0), 3)
+n_bar itself comes from a measured survival curve through `specdec.speedup_model.expected_tokens_from_survival`
+(1 + a_1 + ... + a_gamma), and chapter 05's speedup from alpha is `specdec.speedup_model.predicted_speedup`.
+
+    >>> round(predicted_steady_speedup(2.4, 2, c=0.1, pass_ratio=1.0), 3)
     2.0
-    >>> round(predicted_speedup(2.4, 2, c=0.1, pass_ratio=1.0, overhead=0.2, plain_overhead=0.05), 3)
+    >>> round(predicted_steady_speedup(2.4, 2, c=0.1, pass_ratio=1.0, overhead=0.2, plain_overhead=0.05), 3)
     1.8
 
 A request of 24 tokens whose prompt pass costs 3 steps (and 4 for both models' first passes): plain
@@ -24,19 +24,9 @@ A request of 24 tokens whose prompt pass costs 3 steps (and 4 for both models' f
 """
 from __future__ import annotations
 
-import numpy as np
 
-
-def predicted_n_bar(survival, gamma: int) -> float:
-    """Chapter 05's survival form: n_bar = 1 + a_1 + ... + a_gamma."""
-    a = np.asarray(survival, dtype=float)
-    if gamma > a.size:
-        raise ValueError(f"need survival probabilities for {gamma} positions, got {a.size}")
-    return float(1 + a[:gamma].sum())
-
-
-def predicted_speedup(n_bar: float, gamma: int, c: float, pass_ratio: float = 1.0, overhead: float = 0.0,
-                      plain_overhead: float = 0.0) -> float:
+def predicted_steady_speedup(n_bar: float, gamma: int, c: float, pass_ratio: float = 1.0, overhead: float = 0.0,
+                             plain_overhead: float = 0.0) -> float:
     """S = n_bar (1 + plain_overhead) / (gamma c + pass_ratio + overhead).
 
     pass_ratio = t_pass(gamma + 1) / t_pass(1) (1 when verification is free); overhead = the
@@ -56,7 +46,7 @@ def predicted_request_speedup(n_bar: float, gamma: int, c: float, pass_ratio: fl
     n_new / n_bar rounds; the first round's draft and target passes also read the prompt
     (first_spec = both first passes together, in steps) and the round's other gamma - 1 draft
     steps cost c each; every later round costs gamma c + pass_ratio; every round adds overhead.
-    For long requests the first passes fade and this tends to `predicted_speedup`.
+    For long requests the first passes fade and this tends to `predicted_steady_speedup`.
     """
     rounds = n_new / n_bar
     plain = first_plain + (n_new - 1) + n_new * plain_overhead

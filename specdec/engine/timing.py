@@ -5,8 +5,10 @@ A pass over k new tokens on top of a cached context is the unit of every cost in
 (clock boost, another process, thermal limits) lands on some k and not others and bends the
 curve; so `pass_time_samples` visits the ks in an interleaved order, round after round, each
 timing bracketed by a device synchronization, after warm-up passes, and returns every sample.
-`Spread` summarizes samples as median, quartiles and range; `Quietness` says whether the
-machine was quiet while they were taken.
+`robust_time` is the same protocol for any callable (median and interquartile range);
+`draft_cost_ratio` reads c from the paired rounds of `pass_time_samples`. `Spread` summarizes
+samples as median, quartiles and range; `Quietness` says whether the machine was quiet while
+they were taken.
 
 `static_step` builds the same pass on a transformers `StaticCache` (fixed-size key/value
 buffers, the length kept in a device counter); on a CUDA device `graphed` captures it once in
@@ -15,6 +17,9 @@ a CUDA graph and replays it, which removes the per-kernel launch cost of eager m
     >>> s = Spread.of([3.0, 1.0, 2.0, 10.0])
     >>> s.median, s.low, s.high
     (2.5, 1.0, 10.0)
+    >>> ticks = iter(range(100))
+    >>> robust_time(lambda: None, repeats=3, warmup=1, clock=lambda: next(ticks))     # each call: 1 tick
+    (1.0, 0.0)
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from .prefill import cache_argument, forward, model_device, prefill
@@ -108,6 +114,33 @@ def synchronize(device) -> None:
         torch.cuda.synchronize(device)
 
 
+def _time_once(fn, sync, clock=time.perf_counter) -> float:
+    """synchronize, start, fn(), synchronize, stop: earlier work is done before the start, this call's before the stop."""
+    sync()
+    start = clock()
+    fn()
+    sync()
+    return clock() - start
+
+
+def robust_time(fn, repeats: int, warmup: int = 1, synchronize=None, clock=time.perf_counter) -> tuple[float, float]:
+    """(median, interquartile range) of `repeats` timed calls of fn(), after `warmup` untimed calls.
+
+    Each timed call is synchronize(); start = clock(); fn(); synchronize(); stop = clock(). A bool
+    is refused as `repeats` or `warmup` (in Python True is an int).
+    """
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an integer >= 0, got {warmup!r}")
+    sync = synchronize or (lambda: None)
+    for _ in range(warmup):
+        fn()
+    samples = [_time_once(fn, sync, clock) for _ in range(repeats)]
+    q25, q50, q75 = np.percentile(samples, [25, 50, 75])
+    return float(q50), float(q75 - q25)
+
+
 def interleaved(keys, repeats: int, seed: int = 0):
     """The visiting order: `repeats` rounds, each a fresh shuffle of all keys (seeded)."""
     gen = torch.Generator().manual_seed(seed)
@@ -120,28 +153,37 @@ def pass_time_samples(models: dict, ks, context: int = 128, repeats: int = 10, w
     """{(name, k): [seconds, ...]}: passes of k new tokens after `context` cached tokens, interleaved.
 
     `models` maps a name to a model (e.g. {'target': t, 'draft': d}); every (model, k) pair is
-    timed once per round, the rounds in shuffled order, after `warmup` untimed rounds. Each
-    pass runs on a cache holding `context` random tokens, cropped back after the pass.
+    timed once per round, the rounds in shuffled order, after `warmup` untimed rounds; sample i
+    of every key comes from round i, so samples of two keys can be paired. Each pass runs on a
+    cache holding `context` random tokens, cropped back after the pass (outside the clock).
     """
-    caches, vocab, devices = {}, {}, {}
+    caches, devices = {}, {}
     gen = torch.Generator().manual_seed(seed)
+    vocab = {name: model.get_output_embeddings().weight.shape[0] for name, model in models.items()}
     for name, model in models.items():
-        vocab[name] = model.get_output_embeddings().weight.shape[0]
         devices[name] = model_device(model)
         _, caches[name] = prefill(model, torch.randint(vocab[name], (context,), generator=gen))
-    ids = {(name, k): torch.randint(vocab[name], (int(k),), generator=gen).to(devices[name])
+    ids = {(name, int(k)): torch.randint(vocab[name], (int(k),), generator=gen).to(devices[name])
            for name in models for k in ks}
     out = {key: [] for key in ids}
     for r, key in enumerate(interleaved(ids, warmup + repeats, seed)):
         name = key[0]
-        synchronize(devices[name])
-        t0 = time.perf_counter()
-        forward(models[name], ids[key], caches[name])
-        synchronize(devices[name])
-        if r >= warmup * len(ids):
-            out[key].append(time.perf_counter() - t0)
+        seconds = _time_once(lambda: forward(models[name], ids[key], caches[name]), lambda: synchronize(devices[name]))
         caches[name] = crop_cache(caches[name], context)
+        if r >= warmup * len(ids):
+            out[key].append(seconds)
     return out
+
+
+def draft_cost_ratio(samples: dict, draft: str = "draft", target: str = "target") -> Spread:
+    """c = t_draft(1) / t_target(1), one ratio per round of `pass_time_samples` (the two passes of a
+    round ran within moments of each other, so a slow minute of the machine cancels).
+
+        >>> draft_cost_ratio({("target", 1): [2.0, 4.0, 2.0], ("draft", 1): [0.5, 1.0, 1.0]}).median
+        0.25
+    """
+    pairs = zip(samples[(draft, 1)], samples[(target, 1)])
+    return Spread.of([d / t for d, t in pairs])
 
 
 def static_step(model, k: int, context: int = 128, seed: int = 0):
@@ -188,10 +230,7 @@ def callable_time_samples(steps: dict, device, repeats: int = 10, warmup: int = 
     """{key: [seconds, ...]} for zero-argument callables, interleaved and synchronized like `pass_time_samples`."""
     out = {key: [] for key in steps}
     for r, key in enumerate(interleaved(steps, warmup + repeats, seed)):
-        synchronize(device)
-        t0 = time.perf_counter()
-        steps[key]()
-        synchronize(device)
+        seconds = _time_once(steps[key], lambda: synchronize(device))
         if r >= warmup * len(steps):
-            out[key].append(time.perf_counter() - t0)
+            out[key].append(seconds)
     return out

@@ -1,8 +1,9 @@
-"""Wrong answers to the chapter 12 exercises (robust_time, lab_prediction), to prove their tests have power.
+"""Wrong answers to the chapter 12 exercises (robust_time, lab_prediction, in_run_costs), to prove their tests have power.
 
-Each value replaces the solution cell of its exercise in solutions/12_gpt2_lab.ipynb. Both
-exercises are deterministic (a scripted clock; histograms), so no chi-square statistics apply: the
-comment above each entry names the test cells that catch it.
+Each value replaces the solution cell of its exercise in solutions/12_gpt2_lab.ipynb. The
+exercises are deterministic (a scripted clock; histograms; run records), so no chi-square statistics
+apply: the comment above each entry names the test cells that catch it and, for in_run_costs, the
+message the learner reads.
 """
 from tests.wrong_implementations.delegation import delegation_forms
 
@@ -28,20 +29,21 @@ def _timed(loop_body: str, checks: str = _CHECKS, stats: str = _STATS, warm: str
 _DEF = "def lab_prediction(histogram, c, pass_ratio):"
 
 # Handing the exercise to the course library. The library has no function with the exercise's
-# signature (predicted_speedup takes n_bar and gamma), so delegation_forms' plain forms would only
+# signature (predicted_steady_speedup takes n_bar and gamma), so delegation_forms' plain forms would only
 # crash on a visible assert; these are the forms a learner would really write, each computing the
 # right answer through the library: the hidden assert_own_work check of both test cells refuses them.
 _FORMS = {
-    "delegate_same_object": """from specdec.engine.measure import predicted_n_bar, predicted_speedup
+    "delegate_same_object": """from specdec.engine.prediction import predicted_steady_speedup
+from specdec.speedup_model import expected_tokens_from_survival
 
 """ + _DEF + """
     h = np.asarray(histogram, dtype=float)
     gamma = h.size - 1
     survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
-    n_bar = predicted_n_bar(survival, gamma)
-    return survival, n_bar, predicted_speedup(n_bar, gamma, c, pass_ratio)
+    n_bar = expected_tokens_from_survival(survival)
+    return survival, n_bar, predicted_steady_speedup(n_bar, gamma, c, pass_ratio)
 """,
-    "delegate_thin_wrapper": """from specdec.engine.measure import predicted_speedup as library_speedup
+    "delegate_thin_wrapper": """from specdec.engine.prediction import predicted_steady_speedup as library_speedup
 
 """ + _DEF + """
     h = np.asarray(histogram, dtype=float)
@@ -50,13 +52,13 @@ _FORMS = {
     return survival, n_bar, library_speedup(n_bar, h.size - 1, c, pass_ratio)
 """,
     "delegate_through_module": """import specdec.speedup_model as sm
-import specdec.engine.measure as m
+import specdec.engine.prediction as m
 
 """ + _DEF + """
     h = np.asarray(histogram, dtype=float)
     survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
-    n_bar = m.predicted_n_bar(survival, h.size - 1)
-    return survival, n_bar, m.predicted_speedup(n_bar, h.size - 1, c, pass_ratio)
+    n_bar = sm.expected_tokens_from_survival(survival)
+    return survival, n_bar, m.predicted_steady_speedup(n_bar, h.size - 1, c, pass_ratio)
 """,
 }
 
@@ -125,11 +127,62 @@ WRONG_ROBUST_TIME = {
     # accepts repeats = 0 (returns nan) instead of refusing it: test_robust_time_statistics
     "no_input_checks": _timed(_RIGHT_LOOP, checks="""
     sync = synchronize if synchronize is not None else (lambda: None)"""),
-    **delegation_forms(_TIME_DEF, "specdec.engine.measure", "robust_time"),
+    **delegation_forms(_TIME_DEF, "specdec.engine.timing", "robust_time"),
+}
+
+_COSTS_DEF = "def in_run_costs(plain, spec):"
+
+
+def _costs(step="(pt.seconds - pt.first_seconds) / (pt.calls - pt.first_calls)",
+           o_plain="(plain['seconds'] - pt.seconds) / pt.calls / step",
+           c="(sd.seconds - sd.first_seconds) / (sd.calls - sd.first_calls) / step",
+           r_gamma="(st.seconds - st.first_seconds) / (st.calls - st.first_calls) / step",
+           o_round="(spec['seconds'] - st.seconds - sd.seconds) / st.calls / step",
+           first_spec="(st.first_seconds + sd.first_seconds) / st.first_calls / step") -> str:
+    return _COSTS_DEF + f"""
+    pt, st, sd = plain["passes"]["target"], spec["passes"]["target"], spec["passes"]["draft"]
+    step = {step}
+    return dict(o_plain=float({o_plain}), first_plain=float(pt.first_seconds / pt.first_calls / step),
+                c=float({c}), r_gamma=float({r_gamma}), o_round=float({o_round}), first_spec=float({first_spec}))"""
+
+
+WRONG_IN_RUN_COSTS = {
+    # the unit counts first passes (each reads a whole prompt): test_in_run_costs_cases,
+    # "o_plain: expected 0.2500 plain steps, got 0.2 (the unit leaves each request's first pass out: it reads a whole prompt)"
+    "unit_includes_first_passes": _costs(step="pt.seconds / pt.calls"),
+    # o_plain per decoding step, first passes left out of the count: test_in_run_costs_cases,
+    # "o_plain: expected 0.2500 plain steps, got 0.2777... (per plain token means per target call, first passes included ...)"
+    "o_plain_per_later_step": _costs(o_plain="(plain['seconds'] - pt.seconds) / (pt.calls - pt.first_calls) / step"),
+    # the engine's work per token in seconds, not in plain steps: test_in_run_costs_cases,
+    # "o_plain: expected 0.2500 plain steps, got 0.0005 (in seconds: divide by the unit, one plain step)", and
+    # test_in_run_costs_units ("every time multiplied by 7 (a slower machine) changed it ...")
+    "seconds_not_steps": _costs(o_plain="(plain['seconds'] - pt.seconds) / pt.calls"),
+    # c in units of the speculative run's target pass: test_in_run_costs_cases,
+    # "c: expected 0.1000 plain steps, got 0.125 (c is a draft pass in plain steps, not in the speculative run's target passes)"
+    "c_in_round_target_passes": _costs(c="(sd.seconds - sd.first_seconds) / (sd.calls - sd.first_calls) "
+                                         "/ ((st.seconds - st.first_seconds) / (st.calls - st.first_calls))"),
+    # the draft's first passes averaged into c: test_in_run_costs_cases, "c: ... (leave the draft's first passes out of c)"
+    "c_with_first_passes": _costs(c="sd.seconds / sd.calls / step"),
+    # the target's first passes averaged into r_gamma: test_in_run_costs_cases,
+    # "r_gamma: expected 0.8000 plain steps, got 1.3875 (leave the target's first passes out of r_gamma)"
+    "r_gamma_with_first_passes": _costs(r_gamma="st.seconds / st.calls / step"),
+    # only the target's time subtracted from the run: test_in_run_costs_cases,
+    # "o_round: ... (the engine's work is the run minus the time inside BOTH models)"
+    "o_round_forgets_the_draft": _costs(o_round="(spec['seconds'] - st.seconds) / st.calls / step"),
+    # the engine's work shared among draft passes: test_in_run_costs_cases, "o_round: ... (a round is one target pass,
+    # not one draft pass)"
+    "o_round_per_draft_pass": _costs(o_round="(spec['seconds'] - st.seconds - sd.seconds) / sd.calls / step"),
+    # the draft's first pass forgotten: test_in_run_costs_cases, "first_spec: ... (first_spec holds both models' first
+    # passes, the draft's too)"
+    "first_spec_target_only": _costs(first_spec="st.first_seconds / st.first_calls / step"),
+    # the library's clock does the unit: refused by assert_own_work in both cells (ForwardTime.step_seconds is off limits)
+    "library_step_seconds": _costs(step="pt.step_seconds()"),
+    **delegation_forms(_COSTS_DEF, "specdec.engine.measure", "in_run_costs"),
 }
 
 WRONG = {
     "ex_robust_time": WRONG_ROBUST_TIME,
+    "ex_in_run_costs": WRONG_IN_RUN_COSTS,
     "ex_lab_prediction": {
         # P(n == i) instead of P(n >= i): both test cells (hand cases, and n_bar = 1 + mean kept)
         "survival_exactly_i": _DEF + '''
@@ -173,15 +226,15 @@ WRONG = {
     survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
     n_bar = float(1 + survival.sum())
     return survival, n_bar, float(n_bar / ((gamma + 1) * c + pass_ratio))''',
-        # the course library's RoundStats and predicted_speedup do the work: refused by assert_own_work in both cells
+        # the course library's RoundStats and predicted_steady_speedup do the work: refused by assert_own_work in both cells
         "delegate_round_stats": '''from specdec.engine.stats import RoundStats
-from specdec.engine.measure import predicted_speedup
+from specdec.engine.prediction import predicted_steady_speedup
 
 ''' + _DEF + '''
     h = np.asarray(histogram)
     s = RoundStats(int(h.size - 1))
     s.histogram[:] = h
-    return s.survival(), s.n_bar(), predicted_speedup(s.n_bar(), int(h.size - 1), c, pass_ratio)''',
+    return s.survival(), s.n_bar(), predicted_steady_speedup(s.n_bar(), int(h.size - 1), c, pass_ratio)''',
         **_FORMS,
     },
 }
