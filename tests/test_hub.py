@@ -44,6 +44,7 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not shutil.which("useradd"), reason="useradd is not available")]
 
 CH = "02_greedy_speculation"
+SHOTS = Path(tempfile.gettempdir()) / "course-screenshots" / "hub"
 HOSTILE = """import os, sys
 for place in ["{solutions}", "{exchange}/specdec/inbound", "/home"]:
     try:
@@ -71,6 +72,12 @@ def _as(user: str, layout: HubLayout, args: list[str]) -> subprocess.CompletedPr
 def _work(user: str, layout: HubLayout, kind: str) -> None:
     """Fetch chapter 02 as `user`, do the work (`right`, `stubs` or `hostile`), submit it."""
     _as(user, layout, ["fetch_assignment", CH])
+    _answer(user, layout, kind)
+    _as(user, layout, ["submit", CH])
+
+
+def _answer(user: str, layout: HubLayout, kind: str) -> None:
+    """The work of `user` in their fetched copy, saved as them."""
     path = Path(pwd.getpwnam(user).pw_dir) / CH / f"{CH}.ipynb"
     nb = notebooks.read(path)
     assert any(c.cell_type == "code" and "check_button" in c.source for c in nb.cells), \
@@ -88,7 +95,69 @@ def _work(user: str, layout: HubLayout, kind: str) -> None:
     notebooks.write(nb, path)
     entry = pwd.getpwnam(user)
     os.chown(path, entry.pw_uid, entry.pw_gid)
-    _as(user, layout, ["submit", CH])
+
+
+def _wait_for(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"{what} did not happen within {timeout:.0f} s")
+
+
+def _browser_missing() -> str | None:
+    from tests.browser.conftest import _missing
+    return _missing()
+
+
+def _work_in_browser(user: str, layout: HubLayout, url: str, password: str) -> dict:
+    """`user` logs in to the hub in Chromium, fetches chapter 02 from the Assignments tab, works
+    (the answers typed into the file), submits from the tab. What the page showed."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_FLAGS, VIEWPORT
+    from tests.browser.labui import menu, menu_items
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    seen = {}
+    home = Path(pwd.getpwnam(user).pw_dir)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        try:
+            context = browser.new_context(viewport=VIEWPORT)
+            context.set_default_timeout(60_000)
+            page = context.new_page()
+            t = time.perf_counter()
+            page.goto(f"{url}/hub/login")
+            page.fill("#username_input", user)
+            page.fill("#password_input", password)
+            page.click("#login_submit")
+            page.wait_for_url(f"**/user/{user}/lab**", timeout=180_000)
+            page.locator(".lm-MenuBar-itemLabel").get_by_text("Nbgrader", exact=True).wait_for(timeout=120_000)
+            seen["login to JupyterLab"] = time.perf_counter() - t
+            page.wait_for_timeout(2000)          # the news question, if any, comes right after start
+            seen["text"] = page.evaluate("() => document.body.innerText")
+            seen["nbgrader menu"] = menu_items(page, "Nbgrader")
+            seen["formgrader status"] = context.request.get(f"{url}/user/{user}/formgrader").status
+            t = time.perf_counter()
+            menu(page, "Nbgrader", "Assignment List")
+            page.locator("button", has_text="Fetch").first.click()
+            _wait_for(lambda: (home / CH / f"{CH}.ipynb").is_file(), 120, "the fetch from the Assignments tab")
+            page.screenshot(path=str(SHOTS / "student_assignments_fetched.png"))
+            _answer(user, layout, "right")
+            page.locator("button", has_text="Submit").first.click()
+            inbound = layout.exchange / "specdec" / "inbound"
+            _wait_for(lambda: [d for d in inbound.iterdir() if d.name.startswith(f"{user}+{CH}+")], 120,
+                      "the submission from the Assignments tab")
+            seen["fetch, work, submit in the browser"] = time.perf_counter() - t
+            page.wait_for_timeout(1000)
+            page.screenshot(path=str(SHOTS / "student_assignments_submitted.png"))
+            context.close()
+        finally:
+            browser.close()
+    return seen
 
 
 @pytest.fixture(scope="module")
@@ -113,9 +182,18 @@ def hub_class():
         instructor.release(layout, ["02"])
         times["release"] = time.perf_counter() - t
         t = time.perf_counter()
+        in_browser = _browser_missing() is None
         with ThreadPoolExecutor(3) as pool:
-            list(pool.map(lambda uk: _work(uk[0], layout, uk[1]),
-                          [(right, "right"), (wrong, "stubs"), (hostile, "hostile")]))
+            # One student in Chromium through the Assignments tab (where Chromium is installed),
+            # the others through nbgrader's CLI, at the same time.
+            cli = [(wrong, "stubs"), (hostile, "hostile")] + ([] if in_browser else [(right, "right")])
+            done = [pool.submit(_work, u, layout, k) for u, k in cli]
+            if in_browser:
+                out["browser"] = _work_in_browser(right, layout, settings.url,
+                                                  config.passwords(layout)[0])
+                times.update({k: v for k, v in out["browser"].items() if isinstance(v, float)})
+            for future in done:
+                future.result()
         times["three students fetch, work, submit"] = time.perf_counter() - t
         t = time.perf_counter()
         out["collected"] = instructor.collect(layout, CH)
@@ -127,11 +205,10 @@ def hub_class():
         instructor.return_feedback(layout, CH)
         times["return feedback"] = time.perf_counter() - t
         t = time.perf_counter()
-        pages = {}
-        for student in roster.students:
-            _as(student, layout, ["fetch_feedback", CH])
-            found = sorted((Path(pwd.getpwnam(student).pw_dir) / CH / "feedback").glob("*/*.html"))
-            pages[student] = found
+        with ThreadPoolExecutor(3) as pool:
+            list(pool.map(lambda student: _as(student, layout, ["fetch_feedback", CH]), roster.students))
+        pages = {student: sorted((Path(pwd.getpwnam(student).pw_dir) / CH / "feedback").glob("*/*.html"))
+                 for student in roster.students}
         times["students fetch feedback"] = time.perf_counter() - t
         out.update(roster=roster, layout=layout, pages=pages, times=times,
                    course_dir=layout.course_dir(roster.instructor, roster.course))
@@ -199,6 +276,7 @@ def test_each_student_gets_the_grade_their_work_earns(hub_class):
     assert float(rows[wrong]["score"]) == 0, rows[wrong]
     assert rows[hostile]["status"].startswith("graded"), rows[hostile]
     assert rows[hostile]["review"], "the hostile cell is not listed for review"
+    assert not rows[right]["review"] and not rows[wrong]["review"], "an honest submission is flagged for review"
 
 
 def test_feedback_reaches_each_student_with_score_and_self_contained_math(hub_class):
@@ -210,6 +288,16 @@ def test_feedback_reaches_each_student_with_score_and_self_contained_math(hub_cl
         assert re.search(rf"Score:?\s*{re.escape(score)}(\.0)?\s*/\s*{float(rows[student]['max_score']):g}", html), student
         assert 'id="course-mathjax"' in html and "cdnjs" not in html
         assert not re.findall(r'<(?:script|img|link)[^>]+(?:src|href)="(?!data:|https?:|#)[^"]*"', html)
+
+
+def test_a_student_works_through_the_assignments_tab_without_instructor_menus(hub_class):
+    if "browser" not in hub_class:
+        pytest.skip(f"no browser: {_browser_missing()}")
+    seen = hub_class["browser"]
+    assert "Assignment List" in seen["nbgrader menu"], seen["nbgrader menu"]
+    assert not {"Formgrader", "Create assignment", "Course List"} & set(seen["nbgrader menu"]), seen["nbgrader menu"]
+    assert "notified about official Jupyter news" not in seen["text"]
+    assert seen["formgrader status"] == 404          # the server does not serve formgrader to a student
 
 
 def test_the_same_notebooks_graded_from_a_folder_give_the_same_grades(hub_class):
