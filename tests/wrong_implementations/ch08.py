@@ -363,3 +363,27 @@ WRONG = {
         **delegation_forms(RR_DEF, "specdec.tree_sampling", "recursive_rejection"),
     },
 }
+
+# The words each likely wrong answer must read in some failing test cell (its misconception named).
+MESSAGES = {
+    "ex_tree_attention_mask/siblings_visible": "siblings and cousins must not see each other",
+    "ex_tree_attention_mask/transposed_mask": "Rows and columns are swapped",
+    "ex_tree_attention_mask/self_not_visible": "must also see itself",
+    "ex_tree_attention_mask/parent_only_not_ancestors": "not only its parent",
+    "ex_tree_attention_mask/positions_by_index": "Positions by list index",
+    "ex_tree_attention_mask/depth_counted_from_one": "have depth 0",
+    "ex_tree_attention_mask/prefix_block_missing": "every node must see every prefix position",
+    "ex_tree_attention_mask/int_mask": "dtype bool",
+    "ex_tree_attention_mask/no_validation": "must raise ValueError",
+    "ex_tree_attention_mask/mutates_parents_array": "changed the parents array",
+    "ex_greedy_tree_walk/no_extra_token": "then the target's own token",
+    "ex_greedy_tree_walk/target_index_off_by_one": "target_next[i + 1] its token after node i",
+    "ex_greedy_tree_walk/match_by_depth_not_parent": "must not be kept",
+    "ex_greedy_tree_walk/first_child_only": "although a child matches",
+    "ex_greedy_tree_walk/appends_to_tokens": "changed its inputs",
+    "ex_recursive_rejection/residual_not_updated_between_children": "the residual is not up",
+    "ex_recursive_rejection/final_draw_from_p": "must come from R_3",
+    "ex_recursive_rejection/keeps_on_equal_ratio": "0 < 0 is false",
+    "ex_recursive_rejection/global_rng_uniforms": "draw every random number from the rng argument",
+    "ex_recursive_rejection/residual_written_into_p": "build each residual as a new array",
+}
