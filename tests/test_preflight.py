@@ -3,7 +3,6 @@ or the course's nbgrader config cannot import `autograder` (nbgrader would carry
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
