@@ -4,12 +4,14 @@ The book shows each chapter as a learner's Run All does (the student copy in `ch
 executed top to bottom), and the test suite executes the same copies to check that they fail
 only in their test cells. Both go through this cache: an executed notebook is stored under a key
 that hashes everything its outputs depend on in this checkout (the notebook, the course library
-`specdec/` and `widgets/` with the tiny pair's weights, `autograder/`, the pinned package set and
-the Python version), so a stored run is reused only while none of these has changed.
+`specdec/` and `widgets/` with the tiny pair's weights, `autograder/`, the pinned package set, the
+Python version, and how the book runs a chapter: this file and book/figures.py), so a stored run is
+reused only while none of these has changed.
 
 A page must show what a new reader would see, not the machine's history: each chapter runs with
-HOME (whose IPython startup file applies book/figures.py's size rule to every figure) and the progress log (`COURSE_PROGRESS_LOG`, and `COURSE_PROGRESS_DIR` where the progress
-module reads a folder) pointed into an empty temporary folder, so chapter 13's "Your progress"
+HOME (whose IPython startup file applies book/figures.py's size rule to every figure) and the
+progress log (`COURSE_PROGRESS_LOG`, and `COURSE_PROGRESS_DIR` where the progress module reads a
+folder) pointed into an empty temporary folder, so chapter 13's "Your progress"
 shows an empty log. A run is reused only when it says it ran that way (`clean_home` in
 `metadata.course_execution`), so a run stored by another caller with its own log is run again.
 Runs of one chapter take a lock: two processes (the suite's workers) run a chapter once.
@@ -41,6 +43,8 @@ CACHE_DIR = Path(os.environ.get("COURSE_EXECUTED_DIR", REPO_ROOT / "build" / "ex
 # What a chapter's outputs depend on besides the notebook itself.
 LIBRARY = ("specdec", "widgets", "autograder")
 INSTALL_FILES = ("pyproject.toml", "constraints.txt")
+# How the book runs a chapter (the empty HOME, the figure size rule): a change runs every chapter again.
+RUNNER_FILES = ("book/executed.py", "book/figures.py")
 # Variables that say where a learner's files (the progress log) live: all point into an empty folder.
 PROGRESS_VARS = ("COURSE_PROGRESS_LOG", "COURSE_PROGRESS_DIR")
 
@@ -48,7 +52,7 @@ PROGRESS_VARS = ("COURSE_PROGRESS_LOG", "COURSE_PROGRESS_DIR")
 @functools.lru_cache(maxsize=1)
 def _library_digest() -> str:
     h = hashlib.sha256(sys.version.encode())
-    for name in INSTALL_FILES:
+    for name in INSTALL_FILES + RUNNER_FILES:
         path = REPO_ROOT / name
         h.update(name.encode() + (path.read_bytes() if path.exists() else b""))
     for package in LIBRARY:

@@ -6,8 +6,11 @@ pixels. The book runs each chapter with `install()` active in the kernel (book/e
 an IPython startup file into the run's empty HOME), so every figure the inline backend shows is
 first
 
-* narrowed to at most `COLUMN_INCHES` wide, its height scaled by the same factor (text keeps its
-  point size, so it grows relative to the figure), its tight layout recomputed;
+* narrowed towards `COLUMN_INCHES` wide, its height scaled by the same factor (text keeps its point
+  size, so it grows relative to the figure) and its layout recomputed: to the narrowest of 8, 9, 10,
+  ... inches at which no two panels' titles, labels or legends run into each other; a single row of
+  panels that cannot narrow without that is laid out again in two columns (a row of four becomes a
+  2 x 2 grid), or one; else it keeps its size (overlapping text is worse than small text);
 * given text no smaller than `MIN_POINTS`;
 * described: the output's metadata gets `course_alt`, built from the figure's titles and axis
   labels, which book/pages.py turns into the image's alt text.
@@ -20,30 +23,132 @@ A learner's JupyterLab never loads this module: what they see is drawn as the ch
     >>> fig, ax = plt.subplots(figsize=(14, 4)); _ = ax.set(title="Speedup", xlabel="gamma", ylabel="x")
     >>> fit_to_column(fig); [round(float(v), 2) for v in fig.get_size_inches()]
     [8.0, 2.29]
+    >>> fig, axes = plt.subplots(1, 4, figsize=(14, 3))
+    >>> for ax in axes: _ = ax.set_title("a title far too long for a quarter of the column")
+    >>> fit_to_column(fig); [ax.get_subplotspec().rowspan.start for ax in axes], collisions(fig)
+    ([0, 0, 1, 1], [])
+    >>> plt.close(fig)
+    >>> fig, ax = plt.subplots(figsize=(14, 4)); _ = ax.set(title="Speedup", xlabel="gamma", ylabel="x")
+    >>> fit_to_column(fig)
     >>> describe(fig)
     'Speedup (x: gamma; y: x)'
     >>> plt.close(fig)
 """
 from __future__ import annotations
 
+import warnings
+
 COLUMN_INCHES = 8.0           # the widest figure the book keeps (the column shows ~7.5 in at 100 dpi)
 MIN_POINTS = 9.0              # no text smaller than this after narrowing
 
 
-def fit_to_column(fig) -> None:
-    """Narrow `fig` to `COLUMN_INCHES` (aspect kept) and raise any text below `MIN_POINTS`."""
-    width, height = fig.get_size_inches()
-    if width > COLUMN_INCHES:
-        fig.set_size_inches(COLUMN_INCHES, height * COLUMN_INCHES / width)
+def _raise_small_text(fig) -> None:
     for text in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "set_fontsize")):
         try:
             if text.get_fontsize() < MIN_POINTS:
                 text.set_fontsize(MIN_POINTS)
         except (TypeError, ValueError):     # artists whose size is not a number of points
             pass
+
+
+def _relayout(fig) -> None:
+    """Lay the figure out again at its new size (a constrained layout does so by itself when drawn)."""
     engine = fig.get_layout_engine()
-    if engine is not None and type(engine).__name__ == "TightLayoutEngine":
-        fig.tight_layout()            # a layout computed at the old size would overlap at the new one
+    if engine is not None and type(engine).__name__ == "ConstrainedLayoutEngine":
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # "not compatible with tight_layout": keep the figure as it is
+        try:
+            fig.tight_layout()
+        except Exception:                 # a figure tight_layout cannot handle keeps its own layout
+            pass
+
+
+def _overlap(a, b, slack: float = 1.0) -> bool:
+    return a.x0 < b.x1 - slack and b.x0 < a.x1 - slack and a.y0 < b.y1 - slack and b.y0 < a.y1 - slack
+
+
+def collisions(fig) -> list[tuple[int, int]]:
+    """Pairs of panels (axes indices; -1 for the suptitle) whose text runs into each other. Panels
+    that overlap by design (twin axes, insets, colour bars drawn over a panel) are not compared."""
+    renderer = fig.canvas.get_renderer()
+    fig.draw_without_rendering()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    boxes = {i: ax.get_tightbbox(renderer) for i, ax in enumerate(axes)}
+    frames = {i: ax.get_window_extent(renderer) for i, ax in enumerate(axes)}
+    found = [(i, j) for i in boxes for j in boxes if i < j and boxes[i] is not None and boxes[j] is not None
+             and not _overlap(frames[i], frames[j]) and _overlap(boxes[i], boxes[j])]
+    title = getattr(fig, "_suptitle", None)
+    if title is not None and title.get_text():
+        box = title.get_window_extent(renderer)
+        found += [(-1, i) for i, ax in enumerate(axes) if boxes[i] is not None and _overlap(box, boxes[i])]
+    return found
+
+
+def _narrow(fig, width: float, height: float, allowed: int) -> bool:
+    """Try 8, 9, ... inches (height scaled alike); True when one keeps at most `allowed` collisions."""
+    target = COLUMN_INCHES
+    while target < width:
+        fig.set_size_inches(target, height * target / width)
+        _relayout(fig)
+        if len(collisions(fig)) <= allowed:
+            return True
+        target += 1.0
+    return False
+
+
+def _one_row(fig):
+    """The panels of a figure that is a single row of plain subplots (no twins, insets or colour
+    bars), left to right, or None."""
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    specs = [ax.get_subplotspec() for ax in axes]
+    if len(axes) < 2 or any(s is None for s in specs):
+        return None
+    grid = specs[0].get_gridspec()
+    if any(s.get_gridspec() is not grid for s in specs) or grid.nrows != 1 or grid.ncols != len(axes):
+        return None
+    cols = [s.colspan.start for s in specs]
+    if sorted(cols) != list(range(len(axes))) or any(len(s.colspan) != 1 for s in specs):
+        return None
+    return [ax for _, ax in sorted(zip(cols, axes), key=lambda t: t[0])]
+
+
+def _regrid(fig, panels: list, columns: int, width: float, height: float, allowed: int) -> bool:
+    """Lay `panels` out in `columns` columns at the column's width; True when their text stays apart."""
+    rows = -(-len(panels) // columns)
+    grid = fig.add_gridspec(rows, columns)
+    for i, ax in enumerate(panels):
+        ax.set_subplotspec(grid[i // columns, i % columns])
+    panel_aspect = height / (width / len(panels))          # a panel keeps its shape
+    fig.set_size_inches(COLUMN_INCHES, rows * panel_aspect * COLUMN_INCHES / columns)
+    _relayout(fig)
+    return len(collisions(fig)) <= allowed
+
+
+def fit_to_column(fig) -> None:
+    """Narrow `fig` towards `COLUMN_INCHES` (aspect kept, or a row of panels laid out in two columns
+    or one) while its panels' text stays apart, and raise any text below `MIN_POINTS`."""
+    _raise_small_text(fig)
+    width, height = (float(v) for v in fig.get_size_inches())
+    if width <= COLUMN_INCHES:
+        return
+    if _narrow(fig, width, height, 0):
+        return
+    panels = _one_row(fig)
+    if panels is not None:
+        original = [ax.get_subplotspec() for ax in panels]
+        for columns in (2, 1):
+            if columns < len(panels) and _regrid(fig, panels, columns, width, height, 0):
+                return
+        for ax, spec in zip(panels, original):
+            ax.set_subplotspec(spec)
+    fig.set_size_inches(width, height)
+    _relayout(fig)
+    before = len(collisions(fig))        # drawn with overlaps already: narrow as long as it adds none
+    if before and _narrow(fig, width, height, before):
+        return
+    fig.set_size_inches(width, height)
+    _relayout(fig)
 
 
 def describe(fig) -> str:
