@@ -28,6 +28,7 @@ import nbformat
 
 from .. import notebooks
 from ..errors import CourseError
+from ..exercises import optional_exercises, split_points
 from ..grading.environment import kernel_environment
 from ..grading.feedback import notebook_hidden_lines, scrub
 from ..grading.pipeline import SCORE_PREPROCESSORS
@@ -53,6 +54,7 @@ class TestOutcome:
     points: float
     max_points: float
     message: str          # empty when passed
+    optional: bool = False  # an optional exercise's test: reported apart, not in the chapter's total
 
 
 def with_instructor_tests(learner: nbformat.NotebookNode, solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -147,32 +149,52 @@ def run_check(path: Path, timeout: int = 120) -> tuple[list[TestOutcome], float]
     scrub(nb, hidden)             # no hidden test code in what we print, whatever printed it
     outcomes = []
     exercise = "setup"
+    optional = optional_exercises(solution)
     for cell in nb.cells:
         if is_solution(cell):
             exercise = (grade_id_of(cell) or exercise)
         if is_grade(cell) and cell.cell_type == "code":
             score, max_score = determine_grade(cell)
             outcomes.append(TestOutcome(grade_id_of(cell), exercise, float(score or 0), float(max_score),
-                                        "" if score == max_score else _failure_message(cell)))
+                                        "" if score == max_score else _failure_message(cell),
+                                        optional=exercise in optional))
     return outcomes, elapsed
 
 
+def exercise_points(outcomes: list[TestOutcome]) -> dict[str, tuple[float, float]]:
+    """{exercise: (points, max points)} in notebook order."""
+    points: dict[str, tuple[float, float]] = {}
+    for o in outcomes:
+        got, best = points.get(o.exercise, (0.0, 0.0))
+        points[o.exercise] = (got + o.points, best + o.max_points)
+    return points
+
+
+def optional_of(outcomes: list[TestOutcome]) -> set[str]:
+    return {o.exercise for o in outcomes if o.optional}
+
+
 def format_report(outcomes: list[TestOutcome], elapsed: float, name: str) -> str:
+    """Points per exercise, each failing test's message, and the total of the required exercises;
+    optional exercises are marked and totalled apart (they never change the chapter's total)."""
     lines = [f"Self-check of {name} ({elapsed:.0f} s)", ""]
-    total = sum(o.points for o in outcomes)
-    total_max = sum(o.max_points for o in outcomes)
+    points, optional = exercise_points(outcomes), optional_of(outcomes)
+    (total, total_max), (extra, extra_max) = split_points(points, optional)
     current = None
     for o in outcomes:
         if o.exercise != current:
             current = o.exercise
-            mine = [x for x in outcomes if x.exercise == current]
-            got, best = sum(x.points for x in mine), sum(x.max_points for x in mine)
-            lines.append(f"{current.removeprefix('ex_')}: {got:g} / {best:g}")
+            got, best = points[current]
+            mark = " (optional)" if current in optional else ""
+            lines.append(f"{current.removeprefix('ex_')}{mark}: {got:g} / {best:g}")
         mark = "PASS" if not o.message else "FAIL"
         lines.append(f"  [{mark}] {o.grade_id} ({o.points:g}/{o.max_points:g})")
         if o.message:
             lines.extend("         " + ln for ln in o.message.splitlines()[:25])
     lines += ["", f"Total: {total:g} / {total_max:g}"]
+    if optional:
+        names = ", ".join(e.removeprefix("ex_") for e in points if e in optional)
+        lines.append(f"Optional, not in the total: {extra:g} / {extra_max:g} ({names})")
     return "\n".join(lines)
 
 

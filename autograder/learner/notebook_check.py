@@ -41,7 +41,19 @@ class NotebookCheck:
 
     @property
     def points(self) -> tuple[float, float]:
-        return sum(o.points for o in self.outcomes), sum(o.max_points for o in self.outcomes)
+        """(points, max) over the required exercises: the chapter's total."""
+        return self._split()[0]
+
+    @property
+    def optional_points(self) -> tuple[float, float]:
+        """(points, max) over the optional exercises, reported apart."""
+        return self._split()[1]
+
+    def _split(self):
+        from ..exercises import split_points
+        from .check import exercise_points, optional_of
+
+        return split_points(exercise_points(self.outcomes), optional_of(self.outcomes))
 
 
 def _defined(source: str) -> set[str]:
@@ -135,7 +147,8 @@ def report_html(result: NotebookCheck) -> str:
     for exercise, tests in exercises.items():
         e_got, e_full = sum(t.points for t in tests), sum(t.max_points for t in tests)
         mark = "&#10003;" if e_got >= e_full else "&#10007;"
-        parts.append(f"<li>{mark} <b>{esc(exercise.removeprefix('ex_'))}</b>: {e_got:g} / {e_full:g}")
+        optional = " <i>(optional, not in the total)</i>" if tests[0].optional else ""
+        parts.append(f"<li>{mark} <b>{esc(exercise.removeprefix('ex_'))}</b>: {e_got:g} / {e_full:g}{optional}")
         failing = [t for t in tests if t.message]
         if failing:
             parts.append("<ul>")
@@ -145,6 +158,9 @@ def report_html(result: NotebookCheck) -> str:
             parts.append("</ul>")
         parts.append("</li>")
     parts.append("</ul>")
+    o_got, o_full = result.optional_points
+    if o_full:
+        parts.append(f"<div>Optional exercises, not in the total: {o_got:g} / {o_full:g}</div>")
     if result.message:
         parts.append(f"<div><i>{esc(result.message)}</i></div>")
     return "".join(parts)

@@ -70,9 +70,12 @@ def _progress_line(name: str, events: list[dict]) -> str:
     checks = [e for e in events if e.get("type") == "check" and e.get("chapter") == name]
     if not checks:
         return "not checked yet"
-    ex = checks[-1].get("exercises", {})
+    optional = set(checks[-1].get("optional", []))      # reported apart, never in the count
+    ex = {k: v for k, v in checks[-1].get("exercises", {}).items() if k not in optional}
     passed = sum(1 for got, full in ex.values() if full and got >= full)
-    return f"{passed}/{len(ex)} exercises passed (last check {checks[-1].get('when', '?')[:16].replace('T', ' ')})"
+    extra = f", optional {', '.join(sorted(o.removeprefix('ex_') for o in optional))} apart" if optional else ""
+    return (f"{passed}/{len(ex)} exercises passed{extra} "
+            f"(last check {checks[-1].get('when', '?')[:16].replace('T', ' ')})")
 
 
 HOW_TO_WORK = """## How to work

@@ -99,10 +99,12 @@ def read_log(path: str | Path | None = None) -> list[dict]:
 
 
 def record_check(chapter: str, outcomes, path: str | Path | None = None) -> dict:
-    """Record a self-check: `outcomes` are autograder.learner.check.TestOutcome objects."""
+    """Record a self-check: `outcomes` are autograder.learner.check.TestOutcome objects; the optional
+    exercises are listed apart (`optional`), so summaries can leave them out of the chapter's count."""
     exercises: dict[str, list[float]] = {}
     for o in outcomes:
         got = exercises.setdefault(o.exercise, [0.0, 0.0])
         got[0] += o.points
         got[1] += o.max_points
-    return append({"type": "check", "chapter": chapter, "exercises": exercises}, path)
+    optional = sorted({o.exercise for o in outcomes if getattr(o, "optional", False)})
+    return append({"type": "check", "chapter": chapter, "exercises": exercises, "optional": optional}, path)

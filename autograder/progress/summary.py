@@ -104,7 +104,8 @@ def advice(rows: list[dict], chapters: list[str] | None = None, n_weakest: int =
 
 
 def format_progress(events: list[dict], chapters: list[str]) -> str:
-    """Per chapter: exercises passed in the last self-check, and drills done (right / tried)."""
+    """Per chapter: exercises passed in the last self-check (optional exercises listed, not counted),
+    and drills done (right / tried)."""
     last_check: dict[str, dict] = {}
     for e in events:
         if e.get("type") == "check":
@@ -119,7 +120,8 @@ def format_progress(events: list[dict], chapters: list[str]) -> str:
         if check is None:
             checked = "not checked yet"
         else:
-            ex = check.get("exercises", {})
+            optional = set(check.get("optional", []))       # optional exercises are not counted
+            ex = {k: v for k, v in check.get("exercises", {}).items() if k not in optional}
             passed = [k.removeprefix("ex_") for k, (got, full) in ex.items() if full and got >= full]
             checked = f"{len(passed)}/{len(ex)} exercises passed ({check.get('when', '?')[:10]})"
         done = drills.get(name.split("_", 1)[0], [])
@@ -127,7 +129,8 @@ def format_progress(events: list[dict], chapters: list[str]) -> str:
         if check is not None:
             for k, (got, full) in check.get("exercises", {}).items():
                 mark = "passed" if full and got >= full else f"{got:g}/{full:g}"
-                lines.append(f"    {k.removeprefix('ex_'):<40}{mark}")
+                label = k.removeprefix("ex_") + (" (optional, not counted)" if k in optional else "")
+                lines.append(f"    {label:<40}{mark}")
     lines.append("")
     lines.append(format_summary(events, chapters))
     return "\n".join(lines)

@@ -1,0 +1,57 @@
+"""Which exercises of a notebook are optional, and a chapter's points with them counted apart.
+
+An exercise is optional when the heading of its statement says so: the last Markdown heading above
+its solution cell that titles an exercise, `## 8 · Exercise 10.4 (interview, optional): ...`, lists
+`optional` among the words in parentheses. Nothing else marks it (no metadata to keep in step), so
+an author makes an exercise optional by writing it in its title. Every report that totals a chapter
+(`python -m autograder check`, the Check my work button, `python -m autograder progress`) counts
+the required exercises in the total and shows the optional ones apart.
+
+    >>> from autograder.authoring import md, solution
+    >>> from autograder.notebooks import new_notebook
+    >>> body = "    ### BEGIN SOLUTION\\n    ### END SOLUTION"
+    >>> nb = new_notebook([md("## Exercise 1.1 (core): `f`"), solution("def f():\\n" + body, "ex_f"),
+    ...                    md("## 2 · Exercise 1.2 (interview, optional): `g`"), md("Write `g`."),
+    ...                    solution("def g():\\n" + body, "ex_g")])
+    >>> optional_exercises(nb)
+    {'ex_g'}
+    >>> split_points({"ex_f": (2.0, 3.0), "ex_g": (0.0, 4.0)}, {"ex_g"})
+    ((2.0, 3.0), (0.0, 4.0))
+"""
+from __future__ import annotations
+
+import re
+
+from .notebooks import grade_id_of, is_solution
+
+_TITLE = re.compile(r"^#+[^\n]*?\bExercise\s+\d+\.\d+\s*\(([^)]*)\)", re.M)
+
+
+def is_optional_title(markdown: str) -> bool | None:
+    """True/False when `markdown` holds an exercise heading (its last one decides), None when it holds none."""
+    titles = _TITLE.findall(markdown)
+    if not titles:
+        return None
+    return "optional" in [word.strip().lower() for word in titles[-1].split(",")]
+
+
+def optional_exercises(nb) -> set[str]:
+    """Grade ids of the solution cells whose exercise heading says `optional`."""
+    optional, current = set(), False
+    for cell in nb.cells:
+        if cell.get("cell_type") == "markdown":
+            title = is_optional_title(cell.get("source", ""))
+            if title is not None:
+                current = title
+        elif is_solution(cell) and current:
+            optional.add(grade_id_of(cell))
+    return optional
+
+
+def split_points(exercises: dict[str, tuple[float, float]], optional: set[str]
+                 ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """((got, max) over required exercises, (got, max) over optional ones) from {exercise: (got, max)}."""
+    required = [v for k, v in exercises.items() if k not in optional]
+    extra = [v for k, v in exercises.items() if k in optional]
+    return ((sum(g for g, _ in required), sum(m for _, m in required)),
+            (sum(g for g, _ in extra), sum(m for _, m in extra)))
