@@ -1,7 +1,6 @@
 """The files of a class on Zero to JupyterHub (deploy/) pin what the course pins and agree with each other."""
 import re
 import tomllib
-from pathlib import Path
 
 import yaml
 

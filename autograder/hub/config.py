@@ -36,7 +36,8 @@ COMMON_CONFIG_DIR = REPO_ROOT / "jupyter_config" / "common"
 
 @dataclass(frozen=True)
 class HubSettings:
-    """Where the hub listens. Everything binds to `ip`; the hub's and the proxy's API to 127.0.0.1."""
+    """Where the hub listens: its public port on `ip`; its API, the proxy's API and every user's
+    server on 127.0.0.1 always."""
     port: int
     hub_port: int
     api_port: int
@@ -109,7 +110,7 @@ c.Authenticator.allowed_users = set(S["students"]) | {{S["instructor"]}}
 c.Authenticator.admin_users = {{S["instructor"]}}
 c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = [S["python"], "-m", "jupyterhub.singleuser"]
-c.Spawner.ip = S["ip"]
+c.Spawner.ip = "127.0.0.1"                     # servers are reached through the proxy only
 c.Spawner.default_url = "/lab"
 c.Spawner.env_keep = ["LANG", "LC_ALL"]        # not the hub's PATH or PYTHONPATH (the repository)
 c.Spawner.start_timeout = 180

@@ -77,8 +77,10 @@ def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
         if users.ensure_user(user):
             created.add(user)
             _say(f"{user}: user created (home {layout.home(user)}, mode 700)")
+        elif user in created:
+            _say(f"{user}: user already created by this hub (home mode 700)")
         else:
-            _say(f"{user}: existing user reused (home {layout.home(user)} set to mode 700)")
+            _say(f"{user}: existing user reused, kept at cleanup (home {layout.home(user)} set to mode 700)")
     state = {"roster": asdict(roster), "settings": asdict(settings), "created": sorted(created),
              "root": str(layout.root)}
     _write_state(layout, state)

@@ -1,0 +1,96 @@
+"""The parts of `python -m autograder hub` that need no root and no hub: the roster's checks, the
+exchange's mode, what counts as reachable by students, and the hub configuration written."""
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from traitlets.config import Config
+
+from autograder.errors import CourseError
+from autograder.hub import config, exchange, runtime
+from autograder.hub.config import HubSettings
+from autograder.hub.layout import HubLayout
+from autograder.hub.roster import Roster
+
+
+@pytest.mark.parametrize("text, message", [
+    ('students = ["ann"]', 'needs instructor = "name"'),
+    ('instructor = "prof"', "needs students"),
+    ('instructor = "prof"\nstudents = ["ann", "ann"]', "ann listed twice"),
+    ('instructor = "prof"\nstudents = ["prof"]', "prof listed twice"),
+    ('instructor = "root"\nstudents = ["ann"]', "'root' is not a Unix user name"),
+    ('instructor = "prof"\nstudents = ["ann"]\nteachers = []', "unknown key(s) teachers"),
+    ('instructor = "prof"\nstudents = ["ann"]\ncourse = "a b"', "course 'a b' must be"),
+    ("instructor = ", "not a TOML file"),
+])
+def test_a_bad_roster_is_refused_in_one_sentence(text, message):
+    with pytest.raises(CourseError) as err:
+        Roster.parse(text, "class.toml")
+    assert message in str(err.value) and str(err.value).startswith("class.toml: ")
+
+
+def test_a_missing_roster_says_what_a_roster_is(tmp_path):
+    with pytest.raises(CourseError, match=r"no roster at .* \(a TOML file"):
+        Roster.load(tmp_path / "class.toml")
+
+
+def test_the_exchange_is_exactly_777_whatever_the_umask(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("the exchange is owned by root: run as root")
+    old = os.umask(0o077)
+    try:
+        root = exchange.lay_out(tmp_path / "exchange")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(root).st_mode) == 0o777 and exchange.is_laid_out(root)
+
+
+def test_a_folder_under_a_private_home_is_not_reachable(tmp_path):
+    private = tmp_path / "home"
+    (private / "python" / "bin").mkdir(parents=True)
+    exe = private / "python" / "bin" / "python3"
+    exe.write_text("")
+    exe.chmod(0o755)
+    os.chmod(tmp_path, 0o755)
+    private.chmod(0o755)
+    assert runtime.reachable_by_others(exe, execute=True) == all(
+        os.stat(p).st_mode & stat.S_IXOTH for p in list(exe.parents)[::-1])
+    private.chmod(0o700)
+    assert not runtime.reachable_by_others(exe, execute=True)
+
+
+def test_the_hub_config_binds_loopback_and_keeps_secrets(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "proxy_command", lambda: "/usr/bin/configurable-http-proxy")
+    monkeypatch.setattr(HubLayout, "course_dir", lambda self, i, c: tmp_path / "home" / i / c)
+    layout = HubLayout(tmp_path / "state")
+    layout.root.mkdir()
+    roster = Roster("prof", ("ann", "ben"))
+    config.write_all(roster, layout, HubSettings(port=18000, hub_port=18081, api_port=18001))
+    c = Config()
+    exec(compile(layout.hub_config.read_text(), str(layout.hub_config), "exec"), {"get_config": lambda: c})
+    assert (c.JupyterHub.ip, c.JupyterHub.hub_ip, c.Spawner.ip) == ("127.0.0.1",) * 3
+    assert c.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:18001"
+    assert c.Authenticator.allowed_users == {"prof", "ann", "ben"} and c.Authenticator.admin_users == {"prof"}
+    student_pw, instructor_pw = config.passwords(layout)
+    assert len(student_pw) >= 8 and len(instructor_pw) >= 32 and student_pw != instructor_pw
+    assert config.passwords(layout) == (student_pw, instructor_pw)          # kept across restarts
+    assert stat.S_IMODE(os.stat(layout.hub_config).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(layout.private).st_mode) == 0o700
+    assert "PYTHONPATH" not in c.Spawner.env_keep and "PATH" not in c.Spawner.env_keep
+    student = config.server_environment(layout, instructor=False)["JUPYTER_CONFIG_PATH"].split(os.pathsep)
+    assert student[0] == str(layout.student_config) and "hub/student" in student[1]
+    nbgrader = (layout.student_config / "nbgrader_config.py").read_text()
+    assert f"c.Exchange.root = '{layout.exchange}'" in nbgrader and "course_id = 'specdec'" in nbgrader
+
+
+def test_students_settings_show_the_assignment_list_and_no_instructor_parts():
+    import json
+    hub = config.HUB_CONFIG_DIR
+    page = json.loads((hub / "student" / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    assert page == {"@jupyter/nbgrader:formgrader": True, "@jupyter/nbgrader:create-assignment": True,
+                    "@jupyter/nbgrader:course-list": True, "@jupyter/nbgrader:assignment-list": False}
+    server = json.loads((hub / "student" / "jupyter_server_config.json").read_text())
+    assert server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
+    assert server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.assignment_list"] is True
+    assert Path(config.COMMON_CONFIG_DIR / "labconfig" / "page_config.json").is_file()   # the news pop-up off
