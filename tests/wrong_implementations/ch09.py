@@ -165,3 +165,18 @@ WRONG = {
         **delegation_forms("def ngram_draft(context, n, k):", "specdec.ngram", "ngram_draft"),
     },
 }
+
+# The words each likely wrong answer must read in some failing test cell (its misconception named).
+MESSAGES = {f"ex_ngram_draft/{bug}": words for bug, words in {
+    "suffix_matches_itself": "matched itself at the end",
+    "first_occurrence": "follows the earliest occurrence",
+    "no_fallback": "from n down to 1",
+    "fallback_one_step_only": "from n down to 1",
+    "shortest_suffix_first": "longest suffix that occurred earlier wins",
+    "continuation_off_by_one": "starts right after the matched tokens",
+    "k_plus_one_tokens": "at most k tokens",
+    "no_overlap_allowed": "matches at start 0",
+    "requires_k_tokens": "fewer than k tokens",
+    "returns_strings": "not as strings",
+    "returns_tuple": "Return a list",
+}.items()}
