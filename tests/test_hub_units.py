@@ -94,3 +94,22 @@ def test_students_settings_show_the_assignment_list_and_no_instructor_parts():
     assert server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
     assert server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.assignment_list"] is True
     assert Path(config.COMMON_CONFIG_DIR / "labconfig" / "page_config.json").is_file()   # the news pop-up off
+
+
+def test_the_hub_refuses_to_start_when_a_pinned_package_is_missing(tmp_path, monkeypatch):
+    """One sentence, before any user is created."""
+    if os.geteuid() != 0:
+        pytest.skip("the hub starts only as root")
+    from autograder.grading import preflight
+    from autograder.hub import lifecycle, users
+
+    real = preflight.installed_versions
+    monkeypatch.setattr(preflight, "installed_versions",
+                        lambda: {k: v for k, v in real().items() if k != "sphinx-mathjax-offline"})
+    roster = Roster("zqprof", ("zqann",))
+    with pytest.raises(CourseError) as err:
+        lifecycle.start(roster, HubLayout(tmp_path / "state"), HubSettings(port=1, hub_port=2, api_port=3))
+    msg = str(err.value)
+    assert msg.startswith("the hub refused to start: the course environment") and "\n" not in msg
+    assert "sphinx-mathjax-offline==" in msg
+    assert not [u for u in roster.users if users.exists(u)] and not (tmp_path / "state").exists()
