@@ -152,3 +152,68 @@ MESSAGES = {
     "ex_batched_verify/reversed_ratio": "Is your test reversed",
     "ex_batched_verify/drafts_left_after_the_stop": "must hold -1",
 }
+
+
+# Exercise 11.2 (optional): ragged_verify. Hidden chi-square test, 40,000 rounds per length (lengths 0 / 1 / 2 / 3,
+# 2 / 9 / 30 / 93 dof after pooling): the solution gets 0.3 / 8.6 / 17.9 / 74.5. All three entries fail the visible
+# certain cases first; the statistics are those of the hidden test with the asserts disabled.
+_RDEF = "def ragged_verify(p, q, drafts, lengths, generator=None):"
+
+_RHEAD = _RDEF + '''
+    B, gamma, V = q.shape
+    real = torch.arange(gamma)[None, :] < lengths[:, None]
+    ids = torch.where(real, drafts.long(), 0)
+'''
+
+_RGATHER = '''    p_x = p[:, :gamma].gather(-1, ids[..., None]).squeeze(-1)
+    q_x = q.gather(-1, ids[..., None]).squeeze(-1)
+    u = torch.rand(B, gamma, generator=generator, dtype=p_x.dtype)
+'''
+
+
+def _rtail(end):
+    return f'''    rows = torch.arange(B)
+    q_n = q[rows, n.clamp_max(gamma - 1)]
+    q_n = torch.where((n < {end})[:, None], q_n, 0.0)
+    missing = (p[rows, n] - q_n).clamp_min(0.0)
+    mass = missing.sum(dim=-1, keepdim=True)
+    r = torch.where(mass > 0, missing / mass.clamp_min(1e-300), p[rows, n])
+    extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)
+    tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64)
+    keep = torch.arange(gamma)[None, :] < n[:, None]
+    tokens[:, :gamma] = torch.where(keep, drafts.long(), tokens[:, :gamma])
+    tokens[rows, n] = extra
+    return tokens, n'''
+
+
+WRONG["ex_ragged_verify"] = {
+    # 11.1's rule on the padded batch (padded ids read as 0): padded slots are verified like drafts;
+    #   20000 / 11399 / 22401 (and outcomes of probability 0) for lengths 0 / 1 / 2; length 3 unchanged (74.5)
+    "verifies_the_padding": _RHEAD + _RGATHER + '''    n = (u * q_x < p_x).long().cumprod(dim=1).sum(dim=1)              # BUG: padding verified too
+''' + _rtail("gamma"),
+    # lengths cap n, but the zero row stays at gamma: a request that keeps all its drafts subtracts a padded q row;
+    #   40000 / 18778 / 33211 for lengths 0 / 1 / 2
+    "bonus_row_at_gamma": _RHEAD + _RGATHER + '''    n = ((u * q_x < p_x) & real).long().cumprod(dim=1).sum(dim=1)
+''' + _rtail("gamma"),                                                    # BUG: zero row at gamma
+    # gathers with the raw ids: the padded id -7 reaches gather (an IndexError / RuntimeError, explained)
+    "padding_ids_gathered": _RHEAD.replace("ids = torch.where(real, drafts.long(), 0)", "ids = drafts.long()  # BUG")
+    + _RGATHER + '''    n = ((u * q_x < p_x) & real).long().cumprod(dim=1).sum(dim=1)
+''' + _rtail("lengths"),
+    "delegate_same_object": "from specdec.engine.batched import batched_verify as ragged_verify",
+    "delegate_thin_wrapper": '''from specdec.engine.batched import batched_verify as library_batched_verify
+
+
+def ragged_verify(p, q, drafts, lengths, generator=None):
+    return library_batched_verify(p, q, drafts, generator, lengths=lengths)''',
+    "delegate_through_module": '''import specdec.engine.batched as batched_lib
+
+
+def ragged_verify(p, q, drafts, lengths, generator=None):
+    return batched_lib.batched_verify(p, q, drafts, generator, lengths=lengths)''',
+}
+
+MESSAGES.update({
+    "ex_ragged_verify/verifies_the_padding": "Combine the accept mask with arange(gamma) < lengths",
+    "ex_ragged_verify/bonus_row_at_gamma": "The zero row belongs at",
+    "ex_ragged_verify/padding_ids_gathered": "A padded draft id (-7 here) reached an index",
+})
