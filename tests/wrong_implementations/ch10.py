@@ -366,4 +366,7 @@ MESSAGES = {
     "ex_gather_branch/no_trim_of_blocks": "blocks that hold no valid entry must go back to the free list",
     "ex_gather_branch/moves_without_trim": "entries after the last valid one must be dropped",
     "ex_shared_blocks/wrong_error_when_full": "must raise RuntimeError (out of blocks)",
+    "ex_shared_blocks/copies_keys_only": "has the right key but a wrong value",
+    "ex_shared_blocks/no_copy": "must be replaced by a fresh private copy",
+    "ex_shared_blocks/trim_frees_shared_blocks": "let go of blocks B still lists",
 }
