@@ -250,6 +250,8 @@ def test_cli_answers_after_a_restart_or_the_hints_are_retries(tmp_path, capsys):
     _run(capsys, "drill", "survival", "--seed", "11", *folder)                  # the same numbers again
     code, out = _run(capsys, "drill", "survival", "--seed", "11", "--values", *[str(p.answer) for p in q.parts], *folder)
     assert code == 0 and "Attempt 2: a retry" in out
+    with pytest.raises(SystemExit):
+        main(["drill", "survival", "--hints", *folder])          # numeric drills have no hints: a clear error
     code, out = _run(capsys, "drill", "residual_sample", "--hints", *folder)
     assert code == 0 and "Hint 1:" in out and "Hint 2:" in out and "<details>" not in out and "$" not in out
     answer = tmp_path / "residual.py"

@@ -112,6 +112,9 @@ def drill_main(args) -> int:
             print(f"  {kind:<34}          chapter {chapter}  {topic}")
         return 0
     name = args.name or _pick(drills, progress.read_log(log), random.Random())
+    if name in KINDS and args.hints:
+        raise CourseError(f"numeric drills have no hints: the worked answer appears after you answer "
+                          f"(python -m autograder drill {name} --seed N --values ...)")
     if name in KINDS:
         return _numeric(argparse_namespace(args, name), log)
     if name not in drills:

@@ -131,9 +131,10 @@ def start_notebook(folder: Path) -> "notebooks.nbformat.NotebookNode":
 
 
 def show_progress(folder: str | Path | None = None) -> None:
-    """Print the progress of the learner working in `folder` (default: this notebook's folder)."""
-    log = progress.log_path(folder)     # no folder: $COURSE_PROGRESS_LOG, else the kernel's folder
-    print(f"Progress log: {log}\n")
+    """Print the progress recorded in `folder`'s log (default: the log every course command uses,
+    `progress.log_path`: the learner's folder, wherever this notebook is)."""
+    log = progress.log_path(folder)
+    print(f"Progress log: {progress.describe(log)}\n")
     print(progress.format_progress(progress.read_log(log), progress.course_chapters()))
 
 
