@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from specdec.toy_lm import (make_models, plain_greedy, protocol_violations, split_rounds,
-                            validate_request)
+from specdec.greedy_protocol import protocol_violations, split_rounds
+from specdec.toy_lm import make_models, plain_greedy, validate_request
 
 
 def _speculate(target_logits, draft_next, prompt, n_new, gamma):
