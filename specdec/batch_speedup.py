@@ -50,7 +50,7 @@ from specdec.hardware import GPU
 from specdec.model_specs import ModelSpec
 from specdec.moe import model_fall_batch, model_regime, pass_time  # noqa: F401  (re-exported)
 from specdec.speedup_model import tokens_per_round
-from specdec.checks import check_int
+from specdec.checks import batch_sizes, check_int, scalar_or_array, tokens_per_sequence
 
 # Longest context each preset was trained for (model cards / config.json), keyed like MODELS.
 MAX_CONTEXT: dict[str, int] = {
@@ -89,22 +89,6 @@ def one_layer_drafter(target: ModelSpec, n_params: float = 0.5e9) -> ModelSpec:
                      bytes_per_weight=target.bytes_per_weight)
 
 
-def _batch(B) -> np.ndarray:
-    B_arr = np.asarray(B, dtype=float)
-    if not np.all(np.isfinite(B_arr)) or np.any(B_arr < 1):
-        raise ValueError(f"batch sizes must be >= 1, got {np.asarray(B).tolist()}")
-    return B_arr
-
-
-def _k(k) -> int:
-    check_int(k, "k (tokens per sequence in the pass)", low=1)
-    return int(k)
-
-
-def _out(arr: np.ndarray):
-    return float(arr) if arr.ndim == 0 else arr
-
-
 def critical_context(model: ModelSpec, gpu: GPU, k: int) -> float:
     """`T_c(k) = 2 N_act (pi / pi_W) k / (I* m_KV - 4 L d_attn k)`: the mean context from which a pass over k
     tokens per sequence is memory-bound at every batch size; `inf` when the denominator is <= 0
@@ -116,7 +100,7 @@ def critical_context(model: ModelSpec, gpu: GPU, k: int) -> float:
     >>> critical_context(MODELS["deepseek-v3"], GPUS["H100"], k=2)
     inf
     """
-    k = _k(k)
+    k = tokens_per_sequence(k)
     denominator = gpu.ridge_point * model.kv_bytes_per_token - 4 * model.n_layers * model.d_attn * k
     if denominator <= 0:
         return math.inf
@@ -145,7 +129,7 @@ def fall_batch(cost: StepCost, k: int) -> float:
     """
     if not isinstance(cost, StepCost):
         raise ValueError(f"cost must be a StepCost (specdec.cost_model.step_cost), got {type(cost).__name__}")
-    excess = _k(k) * cost.t_F - cost.t_K
+    excess = tokens_per_sequence(k) * cost.t_F - cost.t_K
     return math.inf if excess <= 0 else cost.t_W / excess
 
 
@@ -156,7 +140,7 @@ def largest_free_batch(t_W: float, t_K: float, t_F: float, k: int):
     >>> largest_free_batch(1.0, 0.125, 0.0625, 4), largest_free_batch(4.3, 0.0, 0.1, 1), largest_free_batch(1.0, 0.5, 0.1, 4)
     (8, 43, inf)
     """
-    k = _k(k)
+    k = tokens_per_sequence(k)
     if not (t_W >= 0 and t_K >= 0 and t_F > 0) or not all(map(math.isfinite, (t_W, t_K, t_F))):
         raise ValueError(f"need t_W >= 0, t_K >= 0, t_F > 0 (finite), got {t_W!r}, {t_K!r}, {t_F!r}")
     excess = k * t_F - t_K
@@ -176,12 +160,12 @@ def regime(cost: StepCost, B, gamma: int):
     >>> regime(StepCost(t_W=4.0, t_K=0.0, t_F=0.25), np.array([1, 8, 15, 16, 100]), gamma=3)
     array([1, 2, 2, 3, 3])
     """
-    B_arr = _batch(B)
-    gamma = _k(gamma)
+    B_arr = batch_sizes(B)
+    gamma = tokens_per_sequence(gamma)
     memory = cost.t_W + B_arr * cost.t_K                       # same shape as B
     out = np.where((gamma + 1) * B_arr * cost.t_F <= memory, 1,
                    np.where(B_arr * cost.t_F >= memory, 3, 2))
-    return int(out) if out.ndim == 0 else out
+    return scalar_or_array(out, int)
 
 
 def ideal_speedup(cost: StepCost, B, gamma: int, n_bar: float):
@@ -191,9 +175,9 @@ def ideal_speedup(cost: StepCost, B, gamma: int, n_bar: float):
     >>> ideal_speedup(c, np.array([1, 4, 8, 16]), gamma=3, n_bar=2.0)
     array([2. , 2. , 1. , 0.5])
     """
-    B_arr = _batch(B)
-    k = _k(gamma) + 1
-    return _out(n_bar * np.asarray(cost.t_pass(B_arr, 1)) / np.asarray(cost.t_pass(B_arr, k)))
+    B_arr = batch_sizes(B)
+    k = tokens_per_sequence(gamma) + 1
+    return scalar_or_array(n_bar * np.asarray(cost.t_pass(B_arr, 1)) / np.asarray(cost.t_pass(B_arr, k)))
 
 
 def drafter_cost_ratio(target: ModelSpec, drafter: ModelSpec, gpu: GPU, B, T_bar: float,
@@ -206,10 +190,10 @@ def drafter_cost_ratio(target: ModelSpec, drafter: ModelSpec, gpu: GPU, B, T_bar
     >>> round(drafter_cost_ratio(llama, one_layer_drafter(llama), GPUS["H100"], B=1, T_bar=64), 4)
     0.0623
     """
-    B_arr = _batch(B)
+    B_arr = batch_sizes(B)
     d_cost = step_cost(drafter, gpu, n_gpu, T_bar)
     plain = np.asarray(pass_time(target, gpu, B_arr, 1, T_bar, n_gpu))          # experts touched, if MoE
-    return _out(np.asarray(d_cost.t_step(B_arr)) / plain)
+    return scalar_or_array(np.asarray(d_cost.t_step(B_arr)) / plain)
 
 
 def speedup_at_batch(target: ModelSpec, gpu: GPU, B, T_bar: float, gamma: int, alpha,
@@ -222,8 +206,8 @@ def speedup_at_batch(target: ModelSpec, gpu: GPU, B, T_bar: float, gamma: int, a
     plain decoding emits one token per target step. `drafter=None` means a free drafter. Passes
     are priced by `pass_time`, so a mixture of experts pays for the experts verification touches.
     """
-    B_arr = _batch(B)
-    gamma = _k(gamma)
+    B_arr = batch_sizes(B)
+    gamma = tokens_per_sequence(gamma)
     n_bar = tokens_per_round(alpha, gamma)
     round_time = np.asarray(pass_time(target, gpu, B_arr, gamma + 1, T_bar, n_gpu, t_0))   # same shape as B
     if drafter is not None:
@@ -231,7 +215,7 @@ def speedup_at_batch(target: ModelSpec, gpu: GPU, B, T_bar: float, gamma: int, a
         drafting = d_cost.t_pass(B_arr, gamma) if parallel else gamma * np.asarray(d_cost.t_step(B_arr))
         round_time = round_time + drafting
     plain = np.asarray(pass_time(target, gpu, B_arr, 1, T_bar, n_gpu, t_0))
-    return _out(n_bar * plain / round_time)
+    return scalar_or_array(n_bar * plain / round_time)
 
 
 def max_batch_in_memory(target: ModelSpec, gpu: GPU, T_bar: float, drafter: ModelSpec | None = None,

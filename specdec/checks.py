@@ -81,3 +81,17 @@ def paired_rows(p, q, names: tuple[str, str] = ("p", "q")) -> tuple[np.ndarray, 
     if p.shape != q.shape:
         raise ValueError(f"{names[0]} and {names[1]} must have the same shape, got {p.shape} and {q.shape}")
     return p, q
+
+
+def batch_sizes(B) -> np.ndarray:
+    """`B` (a batch size or an array of them) as floats, each finite and >= 1, or a ValueError
+    listing what was given. Floats are allowed: the cost model treats B as a continuous variable."""
+    B_arr = np.asarray(B, dtype=float)
+    if not np.all(np.isfinite(B_arr)) or np.any(B_arr < 1):
+        raise ValueError(f"batch sizes must be >= 1, got {np.asarray(B).tolist()}")
+    return B_arr
+
+
+def tokens_per_sequence(k) -> int:
+    """`k`, the tokens each sequence sends through a pass (1 for plain decoding, gamma + 1 to verify)."""
+    return check_int(k, "k (tokens per sequence in the pass)", low=1)

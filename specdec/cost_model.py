@@ -37,7 +37,7 @@ import numpy as np
 
 from specdec.hardware import GPU
 from specdec.model_specs import ModelSpec
-from specdec.checks import check_int, check_number
+from specdec.checks import check_int, check_number, scalar_or_array
 
 
 def _check_sizes(B, k) -> tuple[np.ndarray, np.ndarray]:
@@ -57,10 +57,6 @@ def _check_time(name: str, value, strictly_positive: bool = False) -> float:
     return value
 
 
-def _as_output(arr: np.ndarray):
-    return float(arr) if arr.ndim == 0 else arr
-
-
 def t_pass(B, k, t_W: float, t_K: float, t_F: float, t_0: float = 0.0):
     """Time of one pass over `k` new tokens for each of `B` sequences (broadcasts over arrays).
 
@@ -75,7 +71,7 @@ def t_pass(B, k, t_W: float, t_K: float, t_F: float, t_0: float = 0.0):
     t_W, t_K, t_F, t_0 = (_check_time(n, v) for n, v in (("t_W", t_W), ("t_K", t_K), ("t_F", t_F), ("t_0", t_0)))
     memory = t_W + B_arr * t_K                     # bytes: weights once, each sequence's cache once
     compute = k_arr * B_arr * t_F                  # arithmetic: every new token pays in full
-    return _as_output(np.maximum(memory, compute) + t_0)
+    return scalar_or_array(np.maximum(memory, compute) + t_0)
 
 
 def t_step(B, t_W: float, t_K: float, t_F: float, t_0: float = 0.0):
@@ -112,7 +108,7 @@ class StepCost:
     def memory_time(self, B=1):
         """`t_W + B t_K`: the bytes side of the maximum."""
         B_arr, _ = _check_sizes(B, 1)
-        return _as_output(self.t_W + B_arr * self.t_K)
+        return scalar_or_array(self.t_W + B_arr * self.t_K)
 
     def t_pass(self, B, k):
         return t_pass(B, k, self.t_W, self.t_K, self.t_F, self.t_0)
@@ -123,7 +119,7 @@ class StepCost:
     def knee_k(self, B=1) -> float:
         """The real k where the two branches meet: `(t_W + B t_K) / (B t_F)`."""
         B_arr, _ = _check_sizes(B, 1)
-        return _as_output((self.t_W + B_arr * self.t_K) / (B_arr * self.t_F))
+        return scalar_or_array((self.t_W + B_arr * self.t_K) / (B_arr * self.t_F))
 
     def largest_free_k(self, B=1) -> int:
         """The largest integer k with `k B t_F <= t_W + B t_K` (0 if even k = 1 is compute-bound)."""

@@ -35,23 +35,7 @@ import math
 import numpy as np
 
 from specdec.cost_model import step_cost
-from specdec.checks import check_int
-
-
-def _batch_sizes(B) -> np.ndarray:
-    B_arr = np.asarray(B, dtype=float)
-    if not np.all(np.isfinite(B_arr)) or np.any(B_arr < 1):
-        raise ValueError(f"batch sizes must be >= 1, got {np.asarray(B).tolist()}")
-    return B_arr
-
-
-def _tokens(k) -> int:
-    check_int(k, "k (tokens per sequence in the pass)", low=1)
-    return int(k)
-
-
-def _as_out(arr: np.ndarray):
-    return float(arr) if arr.ndim == 0 else arr
+from specdec.checks import batch_sizes, check_int, scalar_or_array, tokens_per_sequence
 
 
 def _check(E, k) -> tuple[int, int]:
@@ -73,7 +57,7 @@ def experts_touched(E: int, k: int, n_tokens):
     if np.any(~np.isfinite(n)) or np.any(n < 0):
         raise ValueError(f"n_tokens must be >= 0, got {np.asarray(n_tokens).tolist()}")
     out = E * (1.0 - (1.0 - k / E) ** n)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def weight_bytes_read(model, n_tokens):
@@ -95,7 +79,7 @@ def weight_bytes_read(model, n_tokens):
     else:
         share = np.asarray(experts_touched(model.n_experts, model.experts_per_token, n)) / model.n_experts
         out = model.bytes_per_weight * (model.n_params - model.n_routed_params + model.n_routed_params * share)
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def verification_expert_ratio(E: int, k: int, B, gamma: int):
@@ -110,7 +94,7 @@ def verification_expert_ratio(E: int, k: int, B, gamma: int):
     if np.any(B_arr < 1):
         raise ValueError("B must be >= 1")
     out = np.asarray(experts_touched(E, k, (gamma + 1) * B_arr)) / np.asarray(experts_touched(E, k, B_arr))
-    return float(out) if out.ndim == 0 else out
+    return scalar_or_array(out)
 
 
 def simulate_experts_touched(E: int, k: int, n_tokens: int, n_trials: int, rng: np.random.Generator) -> np.ndarray:
@@ -148,13 +132,13 @@ def pass_time(model: ModelSpec, gpu: GPU, B, k: int, T_bar: float, n_gpu: int = 
     >>> round(pass_time(ds, h200, 1, 4, 1024, n_gpu=8) / pass_time(ds, h200, 1, 1, 1024, n_gpu=8), 2)
     2.53
     """
-    B_arr = _batch_sizes(B)
-    k = _tokens(k)
+    B_arr = batch_sizes(B)
+    k = tokens_per_sequence(k)
     cost = step_cost(model, gpu, n_gpu, T_bar, t_0)
     if not model.is_moe:
-        return _as_out(np.asarray(cost.t_pass(B_arr, k)))
+        return scalar_or_array(np.asarray(cost.t_pass(B_arr, k)))
     memory = _weight_time(model, gpu, n_gpu, k * B_arr) + B_arr * cost.t_K      # same shape as B
-    return _as_out(np.maximum(memory, k * B_arr * cost.t_F) + cost.t_0)
+    return scalar_or_array(np.maximum(memory, k * B_arr * cost.t_F) + cost.t_0)
 
 
 def _excess(model: ModelSpec, gpu: GPU, B, k: int, T_bar: float, n_gpu: int) -> np.ndarray:
@@ -174,11 +158,11 @@ def model_regime(model: ModelSpec, gpu: GPU, B, gamma: int, T_bar: float, n_gpu:
     >>> model_regime(MODELS["deepseek-v3"], GPUS["H200"], np.array([1, 64, 4096]), 3, 1024, n_gpu=8)
     array([1, 1, 3])
     """
-    B_arr = _batch_sizes(B)
-    gamma = _tokens(gamma)
+    B_arr = batch_sizes(B)
+    gamma = tokens_per_sequence(gamma)
     out = np.where(_excess(model, gpu, B_arr, gamma + 1, T_bar, n_gpu) <= 0, 1,
                    np.where(_excess(model, gpu, B_arr, 1, T_bar, n_gpu) >= 0, 3, 2))
-    return int(out) if out.ndim == 0 else out
+    return scalar_or_array(out, int)
 
 
 def model_fall_batch(model: ModelSpec, gpu: GPU, T_bar: float, k: int, n_gpu: int = 1) -> float:
@@ -192,7 +176,7 @@ def model_fall_batch(model: ModelSpec, gpu: GPU, T_bar: float, k: int, n_gpu: in
     >>> round(model_fall_batch(MODELS["llama-3.1-8b"], GPUS["H100"], 512, k=4), 1)
     104.2
     """
-    k = _tokens(k)
+    k = tokens_per_sequence(k)
     if not model.is_moe:
         cost = step_cost(model, gpu, n_gpu, T_bar)
         excess = k * cost.t_F - cost.t_K
