@@ -120,8 +120,11 @@ c.Spawner.http_timeout = 180
 def _per_user(spawner):
     """Students: their home, the learner settings with the Assignments tab. The instructor:
     formgrader on the course directory."""
+    import pwd
     instructor = spawner.user.name == S["instructor"]
     spawner.environment.update(S["instructor_env" if instructor else "student_env"])
+    # The learner's folder (progress log, start page) is their home, not the shared course code.
+    spawner.environment["COURSE_LAB_DIR"] = pwd.getpwnam(spawner.user.name).pw_dir
     if instructor:
         spawner.notebook_dir = S["course_dir"]
 

@@ -1,8 +1,9 @@
 """What students' servers run: a Python they can execute and the course code without solutions.
 
 The course's environment is shared read-only: a small virtual environment in the hub's state
-folder, made from a Python 3 interpreter of the course's version that every user can run, sees
-the course environment's installed packages (one `.pth` line) and a student copy of the course
+folder, made from a Python 3 interpreter of the course's version that every user can run, holds
+the course environment's installed packages (hard links: no copy, and inside the environment's
+own folder, which the grading sandbox of Check my work lets a kernel see) and a student copy of the course
 code (`specdec/`, `widgets/`, `autograder/` with the learner notebooks as the self-check's
 reference, as in `python -m autograder bundle`): never the repository, so never `solutions/`
 or hidden tests. A Python installed under a private home (pyenv in /root, mode 700) cannot be
@@ -125,6 +126,27 @@ def _commands(env: Path) -> list[str]:
     return made
 
 
+# The editable install points at the repository (and so at solutions/): never in students' path.
+_EDITABLE = "__editable__"
+
+
+def link_packages(course_site: Path, site: Path) -> bool:
+    """The course's installed packages, hard-linked into the students' environment (`site`), minus
+    the editable install. Inside its own folders, as the grading sandbox needs: it lets a kernel see
+    the environment's own tree (sys.prefix), not folders a `.pth` line adds. False when the two are
+    on different filesystems (nothing is changed then)."""
+    fresh = site.with_name(site.name + ".new")
+    shutil.rmtree(fresh, ignore_errors=True)
+    if subprocess.run(["cp", "-al", str(course_site), str(fresh)], capture_output=True).returncode != 0:
+        shutil.rmtree(fresh, ignore_errors=True)
+        return False
+    for path in fresh.glob(f"{_EDITABLE}*"):
+        path.unlink()
+    shutil.rmtree(site, ignore_errors=True)
+    fresh.rename(site)
+    return True
+
+
 def build(layout: HubLayout) -> str | None:
     """Make the students' environment in `layout` (Python, course code); the sentence of
     `choose_python` when the course's own Python could not be used."""
@@ -141,11 +163,20 @@ def build(layout: HubLayout) -> str | None:
     copy_code(layout.code)
     site = Path(subprocess.run([str(layout.python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, check=True).stdout.strip())
-    # The student copy of the code first, then the course's packages (its .pth files, among them
-    # the editable install that points at the repository, are not read: this is a plain path).
-    (site / "course.pth").write_text(f"{layout.code}\n{sysconfig.get_paths()['purelib']}\n", encoding="utf-8")
+    course_site = Path(sysconfig.get_paths()["purelib"])
+    linked = link_packages(course_site, site)
+    # The student copy of the code; without the linked packages, the course's by their path.
+    (site / "course.pth").write_text(f"{layout.code}\n" + ("" if linked else f"{course_site}\n"), encoding="utf-8")
+    if not linked:
+        more = ("the course's packages could not be linked into the students' environment (another "
+                "filesystem): Check my work's sandbox cannot see them, so it fails in students' servers")
+        note = f"{note}; {more}" if note else more
     _commands(env)
-    for folder in (layout.root, env, layout.code):
-        subprocess.run(["chmod", "-R", "u+rwX,go+rX,go-w", str(folder)] if folder != layout.root
-                       else ["chmod", "755", str(folder)], check=True)
+    # Readable by all. Not recursively over site-packages: its files are hard links, whose mode is
+    # the course environment's own.
+    for folder in (layout.code, env / "bin"):
+        subprocess.run(["chmod", "-R", "u+rwX,go+rX,go-w", str(folder)], check=True)
+    for folder in {layout.root, env, env / "lib", site.parent, site}:
+        os.chmod(folder, 0o755)
+    (site / "course.pth").chmod(0o644)
     return note
