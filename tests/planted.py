@@ -34,6 +34,10 @@ class Planted:
     files: list[Path] = field(default_factory=list)     # what student code will try to read
     folders: list[Path] = field(default_factory=list)   # what it will try to list
 
+    def remove(self) -> None:
+        for root in self.roots:
+            shutil.rmtree(root, ignore_errors=True)
+
     def lines(self) -> list[str]:
         """Every line of every planted file (each carries the token)."""
         return [line for f in self.files for line in f.read_text().splitlines() if line.strip()]
@@ -49,37 +53,44 @@ def _tagged_notebook(source: Path, token: str) -> str:
     return json.dumps(nb, indent=1)
 
 
-@contextlib.contextmanager
-def planted_secrets():
-    token = f"PLANTED-{uuid.uuid4().hex}"
-    planted = Planted(token)
+def plant() -> Planted | None:
+    """Plant the files (see the module docstring); None where this process may not write there."""
+    planted = Planted(f"PLANTED-{uuid.uuid4().hex}")
     try:
         for top in ("/srv", "/opt", "/var/tmp"):
             root = Path(top) / f"course-test-{uuid.uuid4().hex[:12]}"
             root.mkdir(parents=True)
             planted.roots.append(root)
-        checkout = planted.roots[0] / "speculative-decoding-course"
-        (checkout / "solutions").mkdir(parents=True)
-        (checkout / "tests").mkdir()
-        for name in CHAPTERS:
-            path = checkout / "solutions" / f"{name}.ipynb"
-            path.write_text(_tagged_notebook(SOLUTIONS_DIR / f"{name}.ipynb", token))
-            planted.files.append(path)
-        test = checkout / "tests" / "test_hidden.py"
-        test.write_text(f"def test_hidden():  # {token}\n    assert tv([1, 0], [0, 1]) == 1  # {token}\n")
-        notes = planted.roots[1] / "instructor-notes.md"
-        notes.write_text(f"# Notes for grading chapter 03 {token}\n"
-                         f"Expect tv to use np.abs; the hidden test checks rows of length 2. {token}\n")
-        grades = planted.roots[2] / "grades-last-term.csv"
-        grades.write_text(f"student_id,chapter,score {token}\nana,03_acceptance_rule,17 {token}\n")
-        planted.files += [test, notes, grades]
-        planted.folders += [checkout, checkout / "solutions", planted.roots[1], planted.roots[2]]
-    except PermissionError as exc:
-        for root in planted.roots:
-            shutil.rmtree(root, ignore_errors=True)
-        pytest.skip(f"cannot plant files elsewhere on this machine ({exc}); run as root")
+    except OSError:
+        planted.remove()
+        return None
+    token = planted.token
+    checkout = planted.roots[0] / "speculative-decoding-course"
+    (checkout / "solutions").mkdir(parents=True)
+    (checkout / "tests").mkdir()
+    for name in CHAPTERS:
+        path = checkout / "solutions" / f"{name}.ipynb"
+        path.write_text(_tagged_notebook(SOLUTIONS_DIR / f"{name}.ipynb", token))
+        planted.files.append(path)
+    test = checkout / "tests" / "test_hidden.py"
+    test.write_text(f"def test_hidden():  # {token}\n    assert tv([1, 0], [0, 1]) == 1  # {token}\n")
+    notes = planted.roots[1] / "instructor-notes.md"
+    notes.write_text(f"# Notes for grading chapter 03 {token}\n"
+                     f"Expect tv to use np.abs; the hidden test checks rows of length 2. {token}\n")
+    grades = planted.roots[2] / "grades-last-term.csv"
+    grades.write_text(f"student_id,chapter,score {token}\nana,03_acceptance_rule,17 {token}\n")
+    planted.files += [test, notes, grades]
+    planted.folders += [checkout, checkout / "solutions", planted.roots[1], planted.roots[2]]
+    return planted
+
+
+@contextlib.contextmanager
+def planted_secrets():
+    """`plant()` for the length of a `with` block, then removed; the test is skipped where it cannot plant."""
+    planted = plant()
+    if planted is None:
+        pytest.skip("cannot write under /srv, /opt and /var/tmp here (run as root) to plant the files")
     try:
         yield planted
     finally:
-        for root in planted.roots:
-            shutil.rmtree(root, ignore_errors=True)
+        planted.remove()

@@ -4,13 +4,12 @@ import csv
 import re
 import time
 
-import nbformat
 import pytest
 
-from autograder import notebooks
 from autograder.grading.grade import find_submissions, grade
 from autograder.grading.statuses import is_sentence
-from tests.helpers import CHAPTERS, solution_nb, student_nb
+from tests.helpers import CHAPTERS, replace_solution
+from tests.submissions import learner_copy, learner_submission, write_submission
 from autograder.notebooks import grade_id_of, is_solution
 
 pytestmark = pytest.mark.slow
@@ -20,16 +19,15 @@ OTHER = "03_acceptance_rule"
 
 
 def _small_hostile_class(root):
-    sol = solution_nb(FIRST)
-    last = [c for c in sol.cells if is_solution(c)][-1]
-    looper = nbformat.from_dict(sol)
-    for cell in looper.cells:
-        if grade_id_of(cell) == grade_id_of(last):
-            cell.source = "while True:\n    pass"
-    class_ = {"correct": sol, "empty": student_nb(FIRST), "looper": looper, "wrong_chapter": solution_nb(OTHER)}
+    """Learner copies as students save them (`tests.submissions`): one done, one untouched, one whose
+    last exercise loops, and chapter 03's saved under chapter 01's name."""
+    done = learner_submission(FIRST)
+    last = [c for c in done.cells if is_solution(c)][-1]
+    looper = replace_solution(done, grade_id_of(last), "while True:\n    pass")
+    class_ = {"correct": done, "empty": learner_copy(FIRST), "looper": looper,
+              "wrong_chapter": learner_submission(OTHER, run=False)}
     for student, nb in class_.items():
-        (root / student).mkdir(parents=True)
-        notebooks.write(nb, root / student / f"{FIRST}.ipynb")
+        write_submission(nb, root / student / f"{FIRST}.ipynb")
     (root / "broken").mkdir()
     (root / "broken" / f"{FIRST}.ipynb").write_text('{"cells": [')
     return root
@@ -63,6 +61,7 @@ def test_a_local_dask_cluster_grades_like_local_grading(tmp_path):
     local, dask = _files(tmp_path / "local"), _files(tmp_path / "dask")
     rows = {r["student_id"]: r for r in local[0]}
     assert float(rows["correct"]["score"]) == float(rows["correct"]["max_score"]) > 0, rows["correct"]
+    assert rows["correct"]["review"] == "", rows["correct"]
     assert 0 < float(rows["looper"]["score"]) < float(rows["looper"]["max_score"]), rows["looper"]
     assert "chapter 03's exercises" in rows["wrong_chapter"]["status"], rows["wrong_chapter"]
     assert all(is_sentence(r["status"]) for r in local[0]), [r["status"] for r in local[0]]

@@ -1,14 +1,17 @@
-"""The real nbgrader pipeline grades a class: full, partial and zero marks, and it survives bad submissions."""
+"""The real nbgrader pipeline grades a class: full, partial and zero marks, and it survives bad submissions.
+
+Every submission is what a student hands in: the learner copy, answers typed into its stubs, run and
+saved as JupyterLab saves it (`tests.submissions`), with the course's own Check my work cell."""
 import csv
 import json
 
-import nbformat
 import pytest
 
 from autograder import notebooks
 from autograder.errors import CourseError
 from autograder.grading.grade import find_submissions, grade
-from tests.helpers import CHAPTERS, solution_nb, student_nb
+from tests.helpers import CHAPTERS, replace_solution, student_nb
+from tests.submissions import learner_copy, learner_submission, write_submission
 from autograder.notebooks import grade_id_of, is_solution
 
 pytestmark = pytest.mark.slow
@@ -21,24 +24,20 @@ def _rows(out):
         return {r["student_id"]: r for r in csv.DictReader(f)}
 
 
+def _exercises(nb):
+    return [c for c in nb.cells if is_solution(c)]
+
+
 def test_grade_a_class_of_chapter_one(tmp_path):
     subs = tmp_path / "subs"
-    sol, stub = solution_nb(FIRST), student_nb(FIRST)
-    # partial: the solution with its first exercise put back to the stub.
-    first_ex = next(c for c in stub.cells if is_solution(c))
-    partial = nbformat.from_dict(sol)
-    for cell in partial.cells:
-        if grade_id_of(cell) == grade_id_of(first_ex):
-            cell.source = first_ex.source
+    done, stub = learner_submission(FIRST), learner_copy(FIRST)
+    # partial: the first exercise left as the stub it came with.
+    first_ex = _exercises(stub)[0]
+    partial = replace_solution(done, grade_id_of(first_ex), first_ex.source)
     # killer: kills its own kernel in the last exercise.
-    last_ex = [c for c in sol.cells if is_solution(c)][-1]
-    killer = nbformat.from_dict(sol)
-    for cell in killer.cells:
-        if grade_id_of(cell) == grade_id_of(last_ex):
-            cell.source = "import os\nos._exit(1)"
-    for student, nb in {"correct": sol, "partial": partial, "empty": stub, "killer": killer}.items():
-        (subs / student).mkdir(parents=True)
-        notebooks.write(nb, subs / student / f"{FIRST}.ipynb")
+    killer = replace_solution(done, grade_id_of(_exercises(done)[-1]), "import os\nos._exit(1)")
+    for student, nb in {"correct": done, "partial": partial, "empty": stub, "killer": killer}.items():
+        write_submission(nb, subs / student / f"{FIRST}.ipynb")
     (subs / "broken").mkdir()
     (subs / "broken" / f"{FIRST}.ipynb").write_text('{"cells": [')
     before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
@@ -48,7 +47,8 @@ def test_grade_a_class_of_chapter_one(tmp_path):
     rows = _rows(out)
     full = float(rows["correct"]["max_score"])
     assert float(rows["correct"]["score"]) == full > 0
-    # A correct submission is graded with nothing to report: no review flag, no repair, no note.
+    # A correct submission is graded with nothing to report: no review flag (the course's own Check my
+    # work cell is not the student's), no repair, no note.
     assert (rows["correct"]["status"], rows["correct"]["notes"], rows["correct"]["review"]) == ("graded", "", ""), \
         rows["correct"]
     assert 0 < float(rows["partial"]["score"]) < full
@@ -76,14 +76,9 @@ def test_one_file_per_student_layout_needs_the_chapter(tmp_path):
 
 
 def test_a_hanging_submission_is_interrupted_and_the_rest_still_counts(tmp_path):
-    sol = solution_nb(FIRST)
-    last_ex = [c for c in sol.cells if is_solution(c)][-1]
-    hang = nbformat.from_dict(sol)
-    for cell in hang.cells:
-        if grade_id_of(cell) == grade_id_of(last_ex):
-            cell.source = "while True:\n    pass"
-    (tmp_path / "subs" / "looper").mkdir(parents=True)
-    notebooks.write(hang, tmp_path / "subs" / "looper" / f"{FIRST}.ipynb")
+    done = learner_submission(FIRST)
+    hang = replace_solution(done, grade_id_of(_exercises(done)[-1]), "while True:\n    pass")
+    write_submission(hang, tmp_path / "subs" / "looper" / f"{FIRST}.ipynb")
     (result,) = grade(find_submissions(tmp_path / "subs"), tmp_path / "grading", cell_timeout=5)
     # The loop is interrupted after 5 s; the exercises before it keep their points.
     assert result.status.startswith("graded; a cell ran past the time limit"), result.status

@@ -24,7 +24,10 @@ from autograder.grading.cgroups import available as cgroups_available
 from autograder.grading.feedback import hidden_lines
 from autograder.grading.sandbox import isolation_available
 from autograder.grading.statuses import is_sentence
+from autograder.paths import REPO_ROOT
 from tests.helpers import replace_solution, solution_nb, student_nb
+from tests.planted import plant
+from tests.submissions import learner_copy, learner_submission, write_submission
 
 pytestmark = pytest.mark.slow
 
@@ -175,6 +178,22 @@ except MemoryError:
     print("memory: limited")'''
 
 
+def snooper_cell(paths, folders) -> str:
+    """Reads files and lists folders elsewhere on the grading machine and prints what it finds."""
+    return f'''import os
+for path in {[str(p) for p in paths]!r}:
+    try:
+        with open(path) as f:
+            print(path, "->", "READ", f.read())
+    except OSError as exc:
+        print(path, "->", exc.strerror)
+for folder in {[str(f) for f in folders]!r}:
+    try:
+        print(folder, "->", "LISTED", os.listdir(folder))
+    except OSError as exc:
+        print(folder, "->", exc.strerror)'''
+
+
 def _with_cell(nb, source, after_grade_id=None, metadata=None):
     out = nbformat.from_dict(nb)
     cell = nbformat.v4.new_code_cell(source)
@@ -200,34 +219,44 @@ def _plain_html(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
+    """The class, graded in one run. Every notebook is a learner copy as a student saves it
+    (`tests.submissions`); the hostile ones differ from an honest one by what they typed."""
     root = tmp_path_factory.mktemp("hostile")
     subs, out = root / "subs", root / "grading"
-    sol3, sol4 = solution_nb(CH3), solution_nb(CH4)
-    foreign = next(c for c in sol4.cells if grade_id_of(c) == "ex_speculative_verify")
+    done3, done4 = learner_submission(CH3), learner_submission(CH4)
+    foreign = next(c for c in done4.cells if grade_id_of(c) == "ex_speculative_verify")
     flood = "for i in range(8000):\n    print('x' * 1000)"
     class_ = {
-        ("honest", CH3): sol3,
-        ("honest", CH4): sol4,
-        ("transformer", CH3): replace_solution(sol3, "ex_tv", DISARM),
-        ("patcher", CH4): replace_solution(sol4, "ex_speculative_verify", PATCHER),
-        ("swallower", CH3): replace_solution(sol3, "ex_acceptance_rate", SWALLOWER),
-        ("looper", CH3): replace_solution(sol3, "ex_tv", LOOPER),
-        ("slips", CH3): _with_cell(_with_cell(replace_solution(sol3, "ex_tv", SLIPS), flood, "ex_tv"),
+        ("honest", CH3): done3,
+        ("honest", CH4): done4,
+        ("transformer", CH3): replace_solution(done3, "ex_tv", DISARM),
+        ("patcher", CH4): replace_solution(done4, "ex_speculative_verify", PATCHER),
+        ("swallower", CH3): replace_solution(done3, "ex_acceptance_rate", SWALLOWER),
+        ("looper", CH3): replace_solution(done3, "ex_tv", LOOPER),
+        ("slips", CH3): _with_cell(_with_cell(replace_solution(done3, "ex_tv", SLIPS), flood, "ex_tv"),
                                    foreign.source, metadata={"nbgrader": dict(notebooks.nbgrader_meta(foreign))}),
-        ("peeker", CH3): replace_solution(sol3, "ex_tv", PEEKER),
-        ("backup", CH3): sol3,
-        ("filler", CH3): _with_cell(sol3, FILLER, "ex_tv"),
-        ("spawner", CH3): _with_cell(sol3, SPAWNER, "ex_tv"),
-        ("mixup", CH4): sol3,                      # chapter 03's notebook saved under chapter 04's name
+        ("peeker", CH3): replace_solution(done3, "ex_tv", PEEKER),
+        ("backup", CH3): done3,
+        ("filler", CH3): _with_cell(done3, FILLER, "ex_tv"),
+        ("spawner", CH3): _with_cell(done3, SPAWNER, "ex_tv"),
+        ("mixup", CH4): done3,                     # chapter 03's notebook saved under chapter 04's name
     }
+    planted = None
     if isolation_available():     # without the sandbox grading is documented as not isolated
         class_[("intruder", CH3)] = _with_cell(class_[("peeker", CH3)], intruder_cell(out, subs), "ex_tv")
         del class_[("peeker", CH3)]
+        # Another checkout's solutions and hidden tests, an instructor's notes, last term's grades,
+        # this checkout's solutions and tests, the grading folder and the submissions.
+        planted = plant()
+        if planted is not None:
+            paths = planted.files + [REPO_ROOT / "solutions" / f"{CH3}.ipynb", out / "gradebook.db",
+                                     subs / "honest" / f"{CH3}.ipynb"]
+            folders = planted.folders + [REPO_ROOT / "solutions", REPO_ROOT / "tests", out, subs, "/srv", "/opt",
+                                         "/var/tmp"]
+            class_[("snooper", CH3)] = _with_cell(done3, snooper_cell(paths, folders), "ex_tv")
     for (student, chapter), nb in class_.items():
-        (subs / student).mkdir(parents=True, exist_ok=True)
-        notebooks.write(nb, subs / student / f"{chapter}.ipynb")
-    (subs / "backup" / "backup").mkdir()
-    notebooks.write(student_nb(CH3), subs / "backup" / "backup" / f"{CH3}.ipynb")
+        write_submission(nb, subs / student / f"{chapter}.ipynb")
+    write_submission(learner_copy(CH3), subs / "backup" / "backup" / f"{CH3}.ipynb")
     before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
 
     memory = _MemoryWatch()
@@ -240,7 +269,12 @@ def batch(tmp_path_factory):
     time.sleep(5)        # a detached process would rewrite grades.csv 3 s after the grader exits
     with open(out / "grades.csv") as f:
         rows = {(r["student_id"], r["chapter"]): r for r in csv.DictReader(f)}
-    return dict(proc=proc, rows=rows, out=out, subs=subs, before=before, seconds=seconds, memory=memory)
+    try:
+        yield dict(proc=proc, rows=rows, out=out, subs=subs, before=before, seconds=seconds, memory=memory,
+                   planted=planted, snooped=(paths + folders) if planted else [])
+    finally:
+        if planted is not None:
+            planted.remove()
 
 
 def _meminfo() -> dict[str, int]:
@@ -283,6 +317,8 @@ def test_the_batch_completes_and_honest_work_gets_full_marks(batch):
     for chapter in (CH3, CH4):
         row = _row(batch, "honest", chapter)
         assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) > 0, row
+        # The learner copy's own cells (Check my work imports autograder) are not the student's.
+        assert row["review"] == "" and row["notes"] == "", row
     # Nothing the class ran changed a submission.
     assert batch["before"] == {p: p.read_bytes() for p in batch["subs"].rglob("*.ipynb")}
 
@@ -295,6 +331,26 @@ def test_student_code_cannot_reach_the_gradebook_the_csv_or_other_submissions(ba
     html_text = _plain_html(batch["out"] / "feedback" / "intruder" / CH3 / f"{CH3}.html")
     assert "changed " + str(batch["out"]) not in html_text
     assert "memory: limited" in html_text
+
+
+@pytest.mark.skipif(not isolation_available(), reason="bubblewrap is not available: grading is not isolated")
+def test_files_elsewhere_on_the_grading_machine_do_not_exist_for_student_code(batch):
+    """Another checkout's solutions, an instructor's notes and a grades file (under /srv, /opt, /var/tmp),
+    this checkout's solutions and tests, the gradebook and the submissions: "No such file or directory"
+    for each, and not a line of them in any feedback page or CSV."""
+    if batch["planted"] is None:
+        pytest.skip("cannot write under /srv, /opt and /var/tmp here (run as root) to plant the files")
+    row = _row(batch, "snooper")
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
+    text = _plain_html(batch["out"] / "feedback" / "snooper" / CH3 / f"{CH3}.html")
+    for path in batch["snooped"]:
+        assert f"{path} -> No such file or directory" in text, (path, text[-3000:])
+    assert "-> READ" not in text and "-> LISTED" not in text
+    token = batch["planted"].token
+    pages = sorted((batch["out"] / "feedback").rglob("*.html")) + sorted(batch["out"].glob("*.csv"))
+    assert len(pages) >= 10
+    for page in pages:
+        assert token not in page.read_text(encoding="utf-8"), f"{page} shows a planted file"
 
 
 def test_tests_disabled_from_a_solution_cell_are_restored(batch):
@@ -322,7 +378,9 @@ def test_honest_slips_are_not_punished_and_output_is_capped(batch):
     assert float(row["score"]) == float(row["max_score"]), row
     assert "ex_speculative_verify" in row["notes"] and "ordinary cell" in row["notes"], row["notes"]
     feedback = batch["out"] / "feedback" / "slips" / CH3 / f"{CH3}.html"
-    assert feedback.stat().st_size < 1_500_000, feedback.stat().st_size
+    honest = batch["out"] / "feedback" / "honest" / CH3 / f"{CH3}.html"       # the same page, bundled MathJax
+    assert feedback.stat().st_size - honest.stat().st_size < 1_000_000, (feedback.stat().st_size,
+                                                                         honest.stat().st_size)
 
 
 def test_a_backup_copy_beside_the_notebook_is_noted_and_the_top_level_one_graded(batch):
@@ -415,7 +473,7 @@ def test_colliding_student_ids_are_an_error(tmp_path):
 def test_self_check_of_a_hang_shows_no_hidden_code(tmp_path):
     from autograder.learner.check import format_report, run_check
     path = tmp_path / f"{CH3}.ipynb"
-    notebooks.write(replace_solution(solution_nb(CH3), "ex_acceptance_rate", SWALLOWER), path)
+    write_submission(replace_solution(learner_submission(CH3), "ex_acceptance_rate", SWALLOWER), path)
     outcomes, elapsed = run_check(path, timeout=8)
     report = format_report(outcomes, elapsed, path.name)
     assert "TimeoutError" in report and "KeyboardInterrupt" not in report, report

@@ -118,7 +118,8 @@ def test_every_autograder_module_a_notebook_imports_is_in_the_kernel():
 
 
 @needs_bwrap
-def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path):
+def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADER_API_TOKEN", "hunter2")          # the grader's shell holds a secret
     secret = tmp_path / "grading"
     secret.mkdir()
     (secret / "gradebook.db").write_text("scores")
@@ -130,6 +131,7 @@ def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path
         "import specdec, numpy; print('library ok')",
         "import subprocess; p = subprocess.Popen(['sleep', '31337'], start_new_session=True); print('spawned')",
         "import getpass, os; print(getpass.getuser(), os.path.expanduser('~'))",
+        "import os; print(os.environ.get('GRADER_API_TOKEN'), os.environ.get('SPECDEC_LAB_PRESET'))",
     ], hide=[str(secret)])
     assert "No such file or directory" in outputs[0]
     assert "Read-only file system" in outputs[1]
@@ -138,6 +140,7 @@ def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path
     assert "library ok" in outputs[4]
     assert "spawned" in outputs[5]
     assert outputs[6].split() == ["student", "/tmp"], outputs[6]
+    assert outputs[7].split() == ["None", "test"], outputs[7]
     time.sleep(1)
     import psutil
     alive = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "31337"]]

@@ -29,6 +29,13 @@ folder), its private working folder (the kernel's sockets) and a two-line `/etc/
 * **The GPU** (`gpu_trees`, only where `/dev/nvidia*` exists): `/sys`, where the CUDA driver reads
   the devices' topology. The device files themselves are bound by the sandbox.
 
+The same holds for environment variables (`visible_environment`): the kernel gets those that
+say where Python, its packages and libraries are, how many threads to use, the locale, the GPU
+and the course's own settings (`ENVIRONMENT`, `ENVIRONMENT_PREFIXES`), not the grader's others
+(a token, a password, a cloud key a shell may hold).
+
+    >>> visible_environment({"PATH": "/usr/bin", "SPECDEC_LAB_PRESET": "test", "AWS_SECRET_ACCESS_KEY": "x"})
+    {'PATH': '/usr/bin', 'SPECDEC_LAB_PRESET': 'test'}
     >>> [str(p) for p in SYSTEM][:1]
     ['/usr']
     >>> all(p.is_absolute() for p in allowed_paths())
@@ -65,6 +72,21 @@ COURSE_PACKAGES = ("specdec", "widgets")
 KERNEL_MODULES = ("__init__.py", "calls.py", "delegation.py", "errors.py", "graded_output.py", "integrity.py",
                   "paths.py", "recording_rng.py", "stats.py", "progress", "learner/__init__.py",
                   "learner/notebook_check.py")
+
+
+ENVIRONMENT = (
+    "PATH", "PYTHONPATH", "PYTHONWARNINGS", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
+    "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "LD_LIBRARY_PATH",
+    "MPLBACKEND", "LANG", "LANGUAGE", "TZ", "TERM",
+    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
+    "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+ENVIRONMENT_PREFIXES = ("LC_", "SPECDEC_", "PYTORCH_")
+
+
+def visible_environment(env: dict) -> dict:
+    """The variables of `env` a kernel gets (see the module docstring)."""
+    return {k: v for k, v in env.items() if k in ENVIRONMENT or k.startswith(ENVIRONMENT_PREFIXES)}
 
 
 def _inside(path: Path, tree: Path) -> bool:

@@ -14,7 +14,8 @@ When the grader (or the self-check) runs a notebook, the kernel is started as
 The root starts empty: the kernel sees the system's runtime, the Python environment and the
 course library it imports, read-only, and nothing else on the machine exists for it (no home
 folder, no other checkout, no `solutions/` or `tests/`, no gradebook, submissions or grading
-output, no `/srv`, `/opt`, `/var`, `/mnt`). `allowlist` lists each entry and why it is there;
+output, no `/srv`, `/opt`, `/var`, `/mnt`), and it gets only the environment variables it needs.
+`allowlist` lists each entry and why it is there;
 `policy.hide` still empties a folder that lies inside an allowed one. Student code can write only
 into its own bounded scratch (`/tmp`, its home and working folder: a tmpfs of `scratch_bytes`, and
 `/dev/shm`, at most 64 MiB; past it a write fails with ENOSPC) and the kernel's connection folder
@@ -243,6 +244,8 @@ class SandboxedKernelManager(AsyncKernelManager):
             env.setdefault(var, "1")
         if not self.isolated:
             env["IPYTHONDIR"] = str(self.work / ".ipython")
+        else:           # only the variables on the allow-list: no token or key of the grader's shell
+            env = allowlist.visible_environment(env)
         kw["env"] = env
         # The kernel's own start-up chatter would go to the grader's terminal.
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
