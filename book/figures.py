@@ -7,10 +7,11 @@ an IPython startup file into the run's empty HOME), so every figure the inline b
 first
 
 * narrowed towards `COLUMN_INCHES` wide, its height scaled by the same factor (text keeps its point
-  size, so it grows relative to the figure) and its layout recomputed: to the narrowest of 8, 9, 10,
-  ... inches at which no two panels' titles, labels or legends run into each other; a single row of
-  panels that cannot narrow without that is laid out again in two columns (a row of four becomes a
-  2 x 2 grid), or one; else it keeps its size (overlapping text is worse than small text);
+  size, so it grows relative to the figure) and its layout recomputed: to the narrowest of 8, 9 or
+  10 inches at which no two panels' titles, labels or legends run into each other; failing that, a
+  single row of panels is laid out again in two columns (a row of four becomes a 2 x 2 grid), or
+  one; failing that, as narrow as its text allows, or as drawn (overlapping text is worse than
+  small text);
 * given text no smaller than `MIN_POINTS`;
 * described: the output's metadata gets `course_alt`, built from the figure's titles and axis
   labels, which book/pages.py turns into the image's alt text.
@@ -39,6 +40,7 @@ from __future__ import annotations
 import warnings
 
 COLUMN_INCHES = 8.0           # the widest figure the book keeps (the column shows ~7.5 in at 100 dpi)
+LEGIBLE_INCHES = 10.0         # narrowed no further than this, a figure reads well; wider, regrid first
 MIN_POINTS = 9.0              # no text smaller than this after narrowing
 
 
@@ -85,10 +87,11 @@ def collisions(fig) -> list[tuple[int, int]]:
     return found
 
 
-def _narrow(fig, width: float, height: float, allowed: int) -> bool:
-    """Try 8, 9, ... inches (height scaled alike); True when one keeps at most `allowed` collisions."""
+def _narrow(fig, width: float, height: float, allowed: int, widest: float | None = None) -> bool:
+    """Try 8, 9, ... inches up to `widest` (height scaled alike); True when one keeps at most
+    `allowed` collisions."""
     target = COLUMN_INCHES
-    while target < width:
+    while target < min(width, widest or width):
         fig.set_size_inches(target, height * target / width)
         _relayout(fig)
         if len(collisions(fig)) <= allowed:
@@ -132,7 +135,7 @@ def fit_to_column(fig) -> None:
     width, height = (float(v) for v in fig.get_size_inches())
     if width <= COLUMN_INCHES:
         return
-    if _narrow(fig, width, height, 0):
+    if _narrow(fig, width, height, 0, widest=LEGIBLE_INCHES + 0.5):
         return
     panels = _one_row(fig)
     if panels is not None:
@@ -142,6 +145,8 @@ def fit_to_column(fig) -> None:
                 return
         for ax, spec in zip(panels, original):
             ax.set_subplotspec(spec)
+    if _narrow(fig, width, height, 0):   # as narrow as the text allows, if not to the column
+        return
     fig.set_size_inches(width, height)
     _relayout(fig)
     before = len(collisions(fig))        # drawn with overlaps already: narrow as long as it adds none

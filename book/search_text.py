@@ -5,8 +5,11 @@ refuses that fetch on a `file://` page. `write_search_text` stores each page's a
 `_static/course-search-text.js` (`window.COURSE_SEARCH_TEXT = {"01_cost_model": "...", ...}`), and
 book/static/course.js answers the search page's fetches from it under `file://`.
 
-    >>> article_text('<html><article class="bd-article"><h1>T</h1><p>a &amp; b</p></article></html>')
-    'T a &amp; b'
+    >>> article_text('<html><article class="bd-article"><h1>T</h1><p>a &amp; b, \\(p/q\\)</p></article></html>')
+    'T a &amp; b, p/q'
+
+Math keeps its TeX without the `\\(...\\)` delimiters: a summary is cut at any character, and half
+a delimited formula would show raw on the search page.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ def article_text(page: str) -> str:
     m = _ARTICLE.search(page)
     body = _DROP.sub(" ", m.group(1) if m else "")
     text = html.unescape(re.sub(r"<[^>]+>", " ", body))
+    text = re.sub(r"\\[()\[\]]", " ", text).replace("$$", " ")
     return html.escape(re.sub(r"\s+", " ", text).strip(), quote=False)
 
 

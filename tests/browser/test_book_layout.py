@@ -1,0 +1,206 @@
+"""The book as a reader meets it: in Chromium, offline (every request that is not a file refused), on a
+phone (390 px) and on a desktop (1280 px), in light and dark mode.
+
+* one header: one search field, and the menu button opens the chapter list (390 px) or collapses
+  the sidebar (1280 px); the "Contents" button opens the page's contents on a phone;
+* every page fits the screen, and on every chapter page no `pre` block scrolls sideways and no
+  `pre` block or figure reaches past the column;
+* figures are legible (shown at no less than `MIN_SCALE` of their drawn size at 1280 px), each
+  has alt text saying what it shows and links to its full-size image;
+* axe-core reports no critical and no serious violation on any page, in light and dark mode;
+* search works from files: results quote the page, nothing fails to load, math is typeset.
+
+Screenshots of every page at both widths go to the screenshot folder (printed at the end).
+axe-core is installed by `.ci/run` (npm, into build/npm/, ignored by git); without it the
+accessibility test skips and says how to install it.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.book_site import AXE, built_book
+from tests.helpers import CHAPTERS
+
+pytestmark = pytest.mark.slow
+
+WIDTHS = (390, 1280)
+MIN_SCALE = 0.6        # a 10-point label drawn at the book's size stays >= about 11 px on screen
+OTHER_PAGES = ("index", "references", "search")
+
+LAYOUT_JS = """() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const column = article.getBoundingClientRect();
+  const shown = (e) => e.offsetParent !== null && e.getBoundingClientRect().width > 0;
+  const pres = [...article.querySelectorAll('pre')].filter(shown);
+  const figures = [...article.querySelectorAll('img')].filter(shown);
+  const past = (e) => e.getBoundingClientRect().right > column.right + 1;
+  return {
+    page: document.documentElement.scrollWidth, screen: window.innerWidth, pres: pres.length,
+    scrolling: pres.filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.slice(0, 60)),
+    wide: [...pres, ...figures].filter(past).map(e => e.tagName + ': ' + (e.alt || e.textContent).slice(0, 60)),
+  };
+}"""
+AXE_JS = """() => axe.run(document, {resultTypes: ['violations']}).then(r => r.violations
+  .filter(v => v.impact === 'serious' || v.impact === 'critical')
+  .map(v => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes[0].html.slice(0, 100)}`))"""
+
+
+@pytest.fixture(scope="module")
+def book():
+    return built_book()
+
+
+def _context(chromium, width: int, mode: str = "light"):
+    """A browser context of `width` px that may read files and nothing else; `page.refused` lists
+    every other request (the guard aborts them)."""
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    context.set_default_timeout(30_000)
+    refused = []
+
+    def guard(route):
+        refused.append(route.request.url)
+        route.abort()
+
+    context.route(re.compile(r"^(?!file:|data:|blob:).*"), guard)
+    # The theme keeps the reader's choice of light or dark in localStorage.
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
+    page = context.new_page()
+    page.refused = refused
+    page.problems = []
+    page.on("pageerror", lambda exc: page.problems.append(str(exc)))
+    page.on("console", lambda msg: page.problems.append(msg.text) if msg.type == "error" else None)
+    return context, page
+
+
+def _open(page, path) -> None:
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => !window.MathJax || !MathJax.startup || !MathJax.startup.promise "
+                           "|| MathJax.startup.promise.then(() => true)")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_header_and_the_menu_opens(book, chromium, width):
+    context, page = _context(chromium, width)
+    try:
+        _open(page, book.site / "06_batching.html")
+        assert not page.locator("header.bd-header").is_visible(), "the second top bar is back"
+        assert page.locator(".search-button-field").count() == 1, "more than one search field"
+        menu = page.locator(".bd-header-article .primary-toggle")
+        assert menu.count() == 1 and menu.is_visible()
+        chapter_link = page.locator("#pst-primary-sidebar a[href='01_cost_model.html'], "
+                                    "#pst-primary-sidebar-modal a[href='01_cost_model.html']").first
+        if width < 992:
+            assert not chapter_link.is_visible(), "the chapter list shows before the menu is opened"
+            menu.click()
+            page.wait_for_selector("#pst-primary-sidebar-modal[open]")
+            assert chapter_link.is_visible(), "the menu opened without the chapter list"
+            page.keyboard.press("Escape")
+            page.wait_for_selector("#pst-primary-sidebar-modal:not([open])", state="attached")
+            contents = page.locator(".bd-header-article .secondary-toggle")
+            contents.click()
+            page.wait_for_selector("#pst-secondary-sidebar-modal[open]")
+            assert page.locator("#pst-secondary-sidebar-modal nav a").first.is_visible()
+        else:
+            assert chapter_link.is_visible()
+            menu.click()
+            page.wait_for_function("() => document.getElementById('pst-primary-sidebar')"
+                                   ".classList.contains('pst-sidebar-hidden')")
+            page.wait_for_timeout(400)                       # the slide-out transition
+            assert not chapter_link.is_visible(), "the sidebar did not collapse"
+            menu.click()
+            page.wait_for_timeout(400)
+            assert chapter_link.is_visible(), "the sidebar did not come back"
+        assert not page.refused, page.refused
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_page_fits_the_column(book, chromium, shots, width):
+    context, page = _context(chromium, width)
+    problems = []
+    try:
+        for name in CHAPTERS + list(OTHER_PAGES):
+            _open(page, book.site / f"{name}.html")
+            found = page.evaluate(LAYOUT_JS)
+            if found["page"] > found["screen"]:
+                problems.append(f"{name}: the page is {found['page']} px wide on a {found['screen']} px screen")
+            if name in CHAPTERS:
+                assert found["pres"] > 10, f"{name}: the layout check found no code blocks"
+                problems += [f"{name}: scrolls sideways: {t!r}" for t in found["scrolling"]]
+                problems += [f"{name}: wider than the column: {t!r}" for t in found["wide"]]
+            page.screenshot(path=str(shots / f"book_{name}_{width}.png"))
+            first_figure = page.locator("article .cell_output img").first
+            if name in CHAPTERS and first_figure.count():
+                first_figure.scroll_into_view_if_needed()
+                page.screenshot(path=str(shots / f"book_{name}_{width}_figure.png"))
+        assert not page.refused, page.refused
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_figures_are_legible_described_and_open_full_size(book, chromium):
+    context, page = _context(chromium, 1280)
+    problems, seen = [], 0
+    try:
+        for name in CHAPTERS:
+            _open(page, book.site / f"{name}.html")
+            figures = page.evaluate("""() => [...document.querySelectorAll('article .cell_output img')].map(i => ({
+                src: i.getAttribute('src'), alt: i.getAttribute('alt') || '', natural: i.naturalWidth,
+                shown: i.getBoundingClientRect().width, link: i.closest('a') && i.closest('a').getAttribute('href')}))""")
+            for f in figures:
+                seen += 1
+                if f["shown"] < MIN_SCALE * f["natural"] and f["shown"] < f["natural"] - 1:
+                    problems.append(f"{name}: {f['src']} drawn {f['natural']} px wide, shown at {f['shown']:.0f} px")
+                if not f["alt"] or "_images/" in f["alt"] or re.fullmatch(r"[0-9a-f]{64}\.\w+", f["alt"]) \
+                        or len(f["alt"]) < 15:
+                    problems.append(f"{name}: alt text {f['alt']!r} does not say what {f['src']} shows")
+                if f["link"] != f["src"]:
+                    problems.append(f"{name}: {f['src']} does not link to its full-size image")
+    finally:
+        context.close()
+    assert seen > 20, f"only {seen} figures found"
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("name", CHAPTERS + list(OTHER_PAGES))
+def test_no_serious_accessibility_violation_in_light_or_dark_mode(book, chromium, name):
+    if not AXE.is_file():
+        pytest.skip(f"axe-core is not installed at {AXE} (.ci/run installs it: "
+                    "npm install --prefix build/npm axe-core@4.14.1)")
+    found = {}
+    for mode in ("light", "dark"):
+        context, page = _context(chromium, 1280, mode)
+        try:
+            _open(page, book.site / f"{name}.html")
+            assert page.evaluate("document.documentElement.dataset.theme") == mode
+            page.add_script_tag(path=str(AXE))
+            violations = page.evaluate(AXE_JS)
+            if violations:
+                found[mode] = violations
+        finally:
+            context.close()
+    assert not found, f"{name}: {found}"
+
+
+def test_search_works_offline_with_summaries_and_math(book, chromium):
+    context, page = _context(chromium, 1280)
+    try:
+        page.goto((book.site / "search.html").as_uri() + "?q=acceptance")
+        page.wait_for_selector("#search-results li", timeout=30_000)
+        page.wait_for_function("() => document.querySelectorAll('#search-results li p.context').length > 3",
+                               timeout=30_000)
+        hits = page.evaluate("() => [...document.querySelectorAll('#search-results li a')].map(a => a.getAttribute('href'))")
+        assert any(h.startswith("03_acceptance_rule.html") for h in hits), hits
+        assert page.evaluate("() => !!(window.MathJax && MathJax.typesetPromise)"), "no MathJax on the search page"
+        page.wait_for_timeout(500)
+        text = page.inner_text("#search-results")
+        assert "\\(" not in text, f"raw math in the results: {text[text.find(chr(92) + '('):][:80]}"
+        assert not [p for p in page.problems if "fetch" in p.lower()], page.problems
+        assert not page.refused, page.refused
+    finally:
+        context.close()
