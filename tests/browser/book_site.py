@@ -5,7 +5,8 @@ which builds the site (`book.build.build_book`, executing only the chapters book
 run of) into `build/book-test/<key>/site`, under a lock, so that the first worker builds and the
 others wait and reuse it. The key hashes what the site is made of: the book's own sources and the
 cache key of every chapter's run (the chapter, the course library, the pins); a change to any of
-them builds a new site and removes the old ones.
+them builds a new site (sites older than `KEEP_SECONDS` are removed then; a younger one may still
+be read by a test process of an earlier run).
 
     >>> len(site_key()) == 16 and site_key() == site_key()
     True
@@ -16,12 +17,14 @@ import fcntl
 import hashlib
 import json
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.paths import REPO_ROOT
 
 ROOT = REPO_ROOT / "build" / "book-test"
+KEEP_SECONDS = 2 * 3600
 AXE = REPO_ROOT / "build" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 
 
@@ -62,7 +65,7 @@ def built_book() -> BuiltBook:
             info = json.loads(record.read_text())
             return BuiltBook(site=folder / "site", built_now=False, **info)
         for old in ROOT.iterdir():
-            if old.is_dir() and old.name != key:
+            if old.is_dir() and old.name != key and time.time() - old.stat().st_mtime > KEEP_SECONDS:
                 shutil.rmtree(old, ignore_errors=True)
         shutil.rmtree(folder, ignore_errors=True)            # a build that was interrupted
         result = build_book(folder / "site", progress=lambda line: None)

@@ -4,8 +4,10 @@ Every chapter page loads from files alone (any request to another host fails the
 is typeset by the bundled MathJax (no raw `$...$` left, no MathJax error), every image the executed
 chapter shows is on the page and loaded, each widget appears as a picture of its initial state with
 the line saying it is interactive in JupyterLab, and no page holds a line of solution code or of a
-hidden test (the whole-line scan of the bundle's leak check). The build reuses the chapters the
-suite executed (book/executed.py; tests/test_notebooks_run.py stores its runs there).
+hidden test (the whole-line scan of the bundle's leak check). The site comes from
+`tests/browser/book_site.py`: built once for this checkout, whichever test process asks first,
+reusing the chapters book/executed.py already ran. Layout, accessibility and search:
+tests/browser/test_book_layout.py.
 """
 from __future__ import annotations
 
@@ -42,10 +44,10 @@ MATHJAX_DONE_JS = """() => window.MathJax && MathJax.startup && MathJax.startup.
 
 
 @pytest.fixture(scope="module")
-def book(tmp_path_factory):
-    from book.build import build_book
+def book():
+    from tests.browser.book_site import built_book
 
-    return build_book(tmp_path_factory.mktemp("book") / "site", progress=lambda line: None)
+    return built_book()
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +141,6 @@ def test_start_page_maps_the_course_and_search_works_offline(book, reader, shots
     assert [f"{name}.html" for name in CHAPTERS] == [h for h in dict.fromkeys(links) if h and h.endswith(".html")
                                                      and h[:2].isdigit()]
     reader.screenshot(path=str(shots / "book_index.png"))
-    _open(reader, book.site / "search.html")
     reader.goto((book.site / "search.html").as_uri() + "?q=acceptance")
     reader.wait_for_selector("#search-results li", timeout=30_000)
     hits = reader.evaluate("() => [...document.querySelectorAll('#search-results li a')].map(a => a.getAttribute('href'))")
@@ -151,8 +152,6 @@ def test_start_page_maps_the_course_and_search_works_offline(book, reader, shots
 def test_chapter_page(book, reader, shots, name):
     nb = _executed(name)
     page_file = book.site / f"{name}.html"
-    # Leave the previous page first: Sphinx's search page fetches each hit's page for a summary,
-    # which a file:// page may not do, and those rejections can arrive after the next page starts.
     reader.goto("about:blank")
     reader.external.clear()
     reader.errors.clear()
@@ -214,3 +213,64 @@ def test_chapters_06_and_08_show_the_speedup_curve_and_the_tree_mask(book, reade
         assert hashlib.sha256((book.site / src).read_bytes()).digest() == hashlib.sha256(png).digest(), name
         assert picture.evaluate("img => img.naturalWidth") > 300
         picture.screenshot(path=str(shots / f"book_{name}_widget.png"))
+
+
+def _page_text(book, name: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", (book.site / f"{name}.html").read_text(encoding="utf-8")))
+
+
+def test_pages_show_a_new_readers_run_not_the_test_suites(book):
+    """Chapter 13 runs for the book with an empty progress log (book/executed.py), whatever log the
+    process building it uses (the suite's is /tmp/course-test-progress-...)."""
+    text = _page_text(book, "13_interview_drills")
+    assert "course-test-progress" not in text
+    assert "No drills recorded yet" in text and re.search(r"\b0 drills recorded in\b", text), \
+        "chapter 13's progress section does not show an empty log"
+
+
+def test_widget_pictures_show_only_what_the_widget_shows_at_start(book):
+    for name in CHAPTERS:
+        page = (book.site / f"{name}.html").read_text(encoding="utf-8")
+        for note in re.findall(r'<p class="course-widget-note">(.*?)</p>', page, re.S):
+            assert not re.search(r"= ;|= \.", html.unescape(note)), f"{name}: an empty field in {note[-200:]}"
+        readouts = [html.unescape(re.sub(r"<[^>]+>", "", r)).strip()
+                    for r in re.findall(r'<div class="course-widget-readout">(.*?)</div>', page, re.S)]
+        assert not any(r.startswith("Worked answer") for r in readouts), f"{name}: a hidden worked answer is shown"
+        assert not any(r.rstrip("\xa0 ") == "target writes" for r in readouts), f"{name}: a caption dangles alone"
+
+
+def test_reader_text_fits_a_web_page(book):
+    for name in CHAPTERS:
+        text = _page_text(book, name)
+        assert "in the last cell of this notebook" not in text, f"{name}: points at a button the page does not have"
+        assert "hints below this cell" not in text and ".;" not in text.replace(" ", ""), name
+
+
+def test_readers_can_get_the_course_and_see_its_version(book):
+    from autograder.paths import REPO_ROOT
+    import tomllib
+    import zipfile
+
+    version = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["version"]
+    for name in CHAPTERS + ["index", "references"]:
+        page = (book.site / f"{name}.html").read_text(encoding="utf-8")
+        assert f"version {version} (" in page and re.search(r"\d{4}-\d\d-\d\d\)", page), f"{name}: no version and date"
+        assert 'href="downloads/speculative-decoding-course.zip"' in page, f"{name}: no link to the course"
+        assert "genindex" not in page, f"{name}: links the (empty) index"
+        if name in CHAPTERS:
+            assert f'href="downloads/{name}.ipynb"' in page, f"{name}: no link to its notebook"
+            assert (book.site / "downloads" / f"{name}.ipynb").read_bytes() == (CHAPTERS_DIR / f"{name}.ipynb").read_bytes()
+    with zipfile.ZipFile(book.site / "downloads" / "speculative-decoding-course.zip") as z:
+        names = z.namelist()
+    assert all(any(n.endswith(f"chapters/{c}.ipynb") for n in names) for c in CHAPTERS), names[:20]
+    assert not any("/solutions/" in n for n in names), "the course zip holds solutions"
+
+
+def test_citations_link_to_the_references_page(book):
+    refs = (book.site / "references.html").read_text(encoding="utf-8")
+    anchors = set(re.findall(r'id="(ref-[\w-]+)"', refs))
+    assert len(re.findall(r'href="https://(?:arxiv\.org/abs|doi\.org)/', refs)) >= 20
+    cited = [(name, a) for name in CHAPTERS for a in re.findall(r'href="references\.html#(ref-[\w-]+)"',
+                                                               (book.site / f"{name}.html").read_text(encoding="utf-8"))]
+    assert len({name for name, _ in cited}) >= 10, "most chapters link no citation"
+    assert not [c for c in cited if c[1] not in anchors], [c for c in cited if c[1] not in anchors][:5]
