@@ -110,16 +110,23 @@ def reserve(cache: PagedKVCache, seq: Hashable, n_new: int) -> None:
         cache.tables[seq].append(cache.free.pop())
 
 
-def trim(cache: PagedKVCache, seq: Hashable, new_length: int) -> None:
-    """Keep the first new_length entries of seq; blocks holding none of them go back to
-    the free list (so afterwards the table has exactly ceil(new_length / block_size) blocks)."""
+def shorten(cache: PagedKVCache, seq: Hashable, new_length: int) -> list[int]:
+    """Keep the first new_length entries of seq and only the ceil(new_length / block_size) blocks
+    that hold them; return the blocks that left its table, last first. Who may reuse them is the
+    caller's rule: `trim` frees them, `shared_blocks.trim_shared` first drops one reference each."""
     if not 0 <= new_length <= cache.lengths[seq]:
         raise ValueError(f"new_length must lie in 0..{cache.lengths[seq]} for sequence {seq!r}, got {new_length}")
     keep = -(-new_length // cache.block_size)
     table = cache.tables[seq]
-    while len(table) > keep:
-        cache.free.append(table.pop())
+    dropped = [table.pop() for _ in range(len(table) - keep)]
     cache.lengths[seq] = new_length
+    return dropped
+
+
+def trim(cache: PagedKVCache, seq: Hashable, new_length: int) -> None:
+    """Keep the first new_length entries of seq; blocks holding none of them go back to
+    the free list (so afterwards the table has exactly ceil(new_length / block_size) blocks)."""
+    cache.free.extend(shorten(cache, seq, new_length))
 
 
 def rollback_after_round(target: PagedKVCache, draft: PagedKVCache, seq: Hashable, n_accepted: int,

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Hashable
 
-from .paged_cache import PagedKVCache, pool_problems
+from .paged_cache import PagedKVCache, pool_problems, shorten
 
 
 def fork(cache: PagedKVCache, refs: dict, parent: Hashable, child: Hashable) -> None:
@@ -47,17 +47,11 @@ def fork(cache: PagedKVCache, refs: dict, parent: Hashable, child: Hashable) -> 
 def trim_shared(cache: PagedKVCache, refs: dict, seq: Hashable, new_length: int) -> None:
     """Keep the first new_length entries of seq; each block leaving its table loses one
     reference, and returns to the free list only when its count reaches zero."""
-    if not 0 <= new_length <= cache.lengths[seq]:
-        raise ValueError(f"new_length must lie in 0..{cache.lengths[seq]} for sequence {seq!r}, got {new_length}")
-    keep = -(-new_length // cache.block_size)
-    table = cache.tables[seq]
-    while len(table) > keep:
-        block = table.pop()
+    for block in shorten(cache, seq, new_length):
         refs[block] -= 1
         if refs[block] == 0:
             del refs[block]
             cache.free.append(block)
-    cache.lengths[seq] = new_length
 
 
 def copy_on_write(cache: PagedKVCache, refs: dict, seq: Hashable) -> None:

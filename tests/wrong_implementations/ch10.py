@@ -42,9 +42,18 @@ TRIM = '''def trim(cache, seq, new_length):
 _r = delegation_forms("def reserve(cache, seq, n_new):", "specdec.paged_cache", "reserve")
 _t = delegation_forms("def trim(cache, seq, new_length):", "specdec.paged_cache", "trim")
 RESERVE_TRIM_DELEGATION = {form: _r[form] + "\n\n" + _t[form] for form in _r}
+# 10.1's trim handed to the step the library's trim is made of (specdec.paged_cache.shorten).
+TRIM_VIA_SHORTEN = """from specdec.paged_cache import shorten
+
+def trim(cache, seq, new_length):
+    cache.free.extend(shorten(cache, seq, new_length))
+"""
 
 WRONG = {
     "ex_reserve_trim": {
+        # The trim tests of 10.1: trim through the library's shorten earns nothing there (the delegation
+        # message; the reserve test still scores, as reserve is the learner's own).
+        "trim_through_shorten": RESERVE + "\n\n" + TRIM_VIA_SHORTEN,
         # TR visible: the rejected entry at position 12 survives; attention differs from the rebuilt cache.
         "trim_keeps_one_more": RESERVE + '''
 
@@ -338,6 +347,17 @@ def copy_on_write(cache, refs, seq):
         raise RuntimeError("no free block")
 """, ""),
     **{form: _ts[form] + "\n\n" + _cw[form] for form in _ts},
+    # The trim_shared tests of 10.4: the shortening handed to specdec.paged_cache.shorten, the step the
+    # library's own trim and trim_shared share, earns nothing there (the delegation message).
+    "trim_shared_through_shorten": """from specdec.paged_cache import shorten
+
+def trim_shared(cache, refs, seq, new_length):
+    for block in shorten(cache, seq, new_length):
+        refs[block] -= 1
+        if refs[block] == 0:
+            del refs[block]
+            cache.free.append(block)
+""" + "\n" + COPY_ON_WRITE,
 }
 
 
@@ -369,4 +389,6 @@ MESSAGES = {
     "ex_shared_blocks/copies_keys_only": "has the right key but a wrong value",
     "ex_shared_blocks/no_copy": "must be replaced by a fresh private copy",
     "ex_shared_blocks/trim_frees_shared_blocks": "let go of blocks B still lists",
+    "ex_shared_blocks/trim_shared_through_shorten": "course library",
+    "ex_reserve_trim/trim_through_shorten": "course library",
 }
