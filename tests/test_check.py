@@ -6,11 +6,11 @@ from autograder.learner.check import format_report, run_check, with_instructor_t
 from tests.helpers import CHAPTERS, hidden_blocks, solution_nb, student_nb
 from autograder.notebooks import grade_id_of, is_grade, is_solution
 
-pytestmark = pytest.mark.slow
 
 FIRST = CHAPTERS[0]
 
 
+@pytest.mark.slow
 def test_solved_chapter_gets_full_marks(tmp_path):
     path = tmp_path / "my attempt.ipynb"          # a renamed copy is still recognised
     notebooks.write(solution_nb(FIRST), path)
@@ -18,6 +18,7 @@ def test_solved_chapter_gets_full_marks(tmp_path):
     assert outcomes and all(o.points == o.max_points and not o.message for o in outcomes)
 
 
+@pytest.mark.slow
 def test_untouched_chapter_reports_not_attempted_without_revealing_hidden_tests(tmp_path):
     path = tmp_path / f"{FIRST}.ipynb"
     notebooks.write(student_nb(FIRST), path)
@@ -60,6 +61,7 @@ def test_self_check_and_grading_run_the_same_preprocessors():
 
 
 # ------------------------------------------------------------------ Check my work, inside the notebook
+@pytest.mark.slow
 def test_check_in_the_notebook_gives_what_the_command_gives(tmp_path, monkeypatch):
     """The button's check runs `run_check` on the saved file: the same outcomes as `python -m autograder
     check`, shown per exercise with the failing tests' messages, and recorded in the progress log."""

@@ -6,9 +6,8 @@ from autograder.authoring.release import release
 from tests.helpers import CHAPTERS
 from autograder.notebooks import grade_id_of, is_solution, is_test
 
-pytestmark = pytest.mark.slow
 
-
+@pytest.mark.slow
 def test_release_reproduces_the_committed_chapters(tmp_path):
     release(out_dir=tmp_path)
     for name in CHAPTERS:
@@ -30,6 +29,7 @@ def test_every_test_cell_of_a_learner_copy_lets_run_all_continue():
             assert tagged == is_test(cell), f"{name}: {cell.get('id')} tagged={tagged}"
 
 
+@pytest.mark.slow
 def test_validate_still_fails_an_unsolved_tagged_chapter(tmp_path):
     """The tag changes nothing in grading: nbgrader's Validate lists the failing test cells of an
     unsolved learner copy, and passes once the exercises are solved."""
