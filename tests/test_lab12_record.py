@@ -1,0 +1,54 @@
+"""Chapter 12's prose against the recorded full CPU run (benchmarks/results/lab12_cpu.json).
+
+A page made with the short test preset prints this record at its top, and the prose quotes it
+("about a thousand rounds", "below 0.02", "less than three such errors", "lowering T raises alpha"): each claim is checked
+here, so rerunning `python benchmarks/lab12_cpu.py` cannot silently leave a false sentence.
+"""
+import math
+
+import pytest
+
+from autograder.authoring import bundle
+from autograder.notebooks import read
+from autograder.paths import solution_notebook
+from specdec.engine.lab_record import RECORD_PATH, full_run_table, recorded_full_run
+
+PROSE = "\n".join(c.source for c in read(solution_notebook("12_gpt2_lab")).cells if c.cell_type == "markdown")
+
+
+@pytest.fixture(scope="module")
+def record():
+    rec = recorded_full_run()
+    assert rec is not None, f"no recorded full run at {RECORD_PATH}: run python benchmarks/lab12_cpu.py"
+    return rec
+
+
+def test_the_record_is_a_sweep_over_gamma_and_the_page_prints_all_of_it(record):
+    gammas = [r["gamma"] for r in record["per_gamma"]]
+    assert len(gammas) >= 3 and gammas == sorted(gammas), gammas
+    table = full_run_table(record).splitlines()
+    assert [int(line.split()[0]) for line in table[3:3 + len(gammas)]] == gammas
+    assert record["best_gamma"] == max(record["per_gamma"], key=lambda r: r["speedup_median"])["gamma"]
+
+
+@pytest.mark.parametrize("T", ["1.0", "0.7"])
+def test_the_two_estimates_of_acceptance_agree_within_the_noise_the_prose_states(record, T):
+    assert "about a thousand rounds at each temperature" in PROSE and "below 0.02" in PROSE
+    assert "differ by less than three such errors" in PROSE
+    cal = record["calibration"][T]
+    cond, exact = cal["conditional_acceptance"][0], cal["mean_alpha"][0]
+    se = math.sqrt(cond * (1 - cond) / cal["rounds"])
+    assert 900 <= cal["rounds"] <= 1100, cal["rounds"]                 # "about a thousand"
+    assert se < 0.02, se
+    assert abs(cond - exact) < 3 * se, (T, cond, exact, se)           # "differ by less than three such errors"
+
+
+def test_lowering_the_temperature_raises_alpha_in_the_recorded_run(record):
+    assert "the recorded full run shows the rise at the first position" in PROSE
+    cal = record["calibration"]
+    assert cal["0.7"]["mean_alpha"][0] > cal["1.0"]["mean_alpha"][0], cal
+
+
+def test_the_student_bundle_carries_the_record():
+    assert bundle.LAB12_RECORD in bundle.FILES
+    assert (RECORD_PATH.parents[2] / bundle.LAB12_RECORD) == RECORD_PATH
