@@ -46,6 +46,7 @@ import nbformat
 from autograder.authoring.learner_cells import CHECK_NOTE_MARK
 from autograder.notebooks import is_solution, is_test
 
+from . import live_widgets
 from .references import link_citations
 from .site_info import BUNDLE_ZIP, DOWNLOADS
 
@@ -200,7 +201,10 @@ def _widget_picture(model_id: str, models: dict) -> list:
 def _static_outputs(out, models: dict) -> list:
     data = out.get("data", {})
     if WIDGET_VIEW in data:
-        return _widget_picture(data[WIDGET_VIEW]["model_id"], models)
+        model_id = data[WIDGET_VIEW]["model_id"]
+        if live_widgets.is_live(model_id, models):          # an anywidget runs in the page (book/live_widgets.py)
+            return [live_widgets.live_output(model_id, models)]
+        return _widget_picture(model_id, models)
     return [out]
 
 

@@ -10,9 +10,11 @@ of the verification pass at the batch the reader picks. A mixture of experts (De
 priced by the experts each pass touches (`specdec.moe.pass_time`, uniform routing), not by all
 of its weights.
 
-`batch_speedup_curve` computes everything (pure, no display); `batch_speedup_widget` returns an
-ipywidgets box whose figure is built once: an update only changes the artists' data and
-re-renders the PNG. `benchmark_update` times one update against a bare redraw of the same figure.
+`batch_speedup_curve` computes everything (pure, no display) and is the reference;
+`batch_speedup_widget` returns a live widget whose front end (`batch_speedup.js`, maths in
+`batch_speedup_math.js`, a port tested against this module) draws the figure in SVG and recomputes
+it in the browser, in JupyterLab and in the book alike. Hover the plot to read the speedup at any
+batch; click it to make that batch yours. `benchmark_update` times the Python side of an update.
 
     >>> from specdec.hardware import GPUS
     >>> from specdec.model_specs import MODELS
@@ -22,12 +24,14 @@ re-renders the PNG. `benchmark_update` times one update against a bare redraw of
 """
 from __future__ import annotations
 
-import io
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
 
+import anywidget
 import numpy as np
+import traitlets
 
 from specdec.batch_speedup import (MAX_CONTEXT, REGIMES, critical_context, drafter_cost_ratio,
                                    max_batch_in_memory, one_layer_drafter, speedup_at_batch)
@@ -35,9 +39,9 @@ from specdec.cost_model import step_cost
 from specdec.hardware import GPU, GPUS
 from specdec.model_specs import MODELS, ModelSpec
 from specdec.moe import model_fall_batch, model_regime, pass_time
+from widgets.live import Control, Text, es_module
 
 B_MAX = 4096
-BATCH_SLIDER_WIDTH = "720px"
 DEFAULT_DRAFTER_SHARE = 100 * 0.5e9 / MODELS["llama-3.1-8b"].n_active   # the 0.5B drafter of chapter 06, in %
 # Green, amber, violet: far apart in hue and in lightness, so regimes 2 and 3 never look alike.
 REGIME_COLORS = {1: "#2CA02C", 2: "#F2B600", 3: "#7B3FBF"}
@@ -123,89 +127,6 @@ def batch_speedup_curve(model: ModelSpec, gpu: GPU, T_bar: float, gamma: int, al
     )
 
 
-class _Plot:
-    """A figure built once; `show(curve, B)` changes the artists' data only."""
-
-    def __init__(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.patches import Rectangle
-        from matplotlib.ticker import FuncFormatter
-
-        self.fig = Figure(figsize=(8.0, 5.0), dpi=90)
-        FigureCanvasAgg(self.fig)
-        ax = self.ax = self.fig.add_subplot()
-        ax.set_xscale("log", base=2)
-        ax.set_xlim(1, B_MAX)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-        ax.set_xlabel("batch size B (sequences decoded together)")
-        ax.set_ylabel("speedup over plain decoding")
-        ax.grid(True, which="major", alpha=0.3)
-        trans = ax.get_xaxis_transform()                     # x in data, y in axes fraction
-        self.spans = {r: ax.add_patch(Rectangle((1, 0), 1, 1, transform=trans, color=REGIME_COLORS[r],
-                                                alpha=REGIME_ALPHA, lw=0, label=REGIMES[r]))
-                      for r in (1, 2, 3)}
-        self.no_fit = ax.add_patch(Rectangle((B_MAX, 0), 0, 1, transform=trans, facecolor="0.6", alpha=0.4,
-                                             hatch="//", lw=0, label="batches that do not fit in memory"))
-        self.break_even = ax.axhline(1.0, color="k", lw=1.2, ls="--", label="break-even S = 1")
-        (self.line,) = ax.plot([], [], color="#4C72B0", lw=2.2, label="speedup S(B)")
-        (self.fall_line,) = ax.plot([], [], color="#B07F00", ls=":", lw=1.5)
-        (self.fall_dot,) = ax.plot([], [], "o", color="#B07F00", ms=7, label="the fall begins")
-        (self.pick,) = ax.plot([], [], "D", color="k", ms=7, label="your batch")
-        self.pick_text = ax.annotate("", (1, 1), textcoords="offset points", xytext=(8, 8), fontsize=9,
-                                     bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85))
-        self.title = ax.set_title("", fontsize=10)
-        self.fig.subplots_adjust(left=0.08, right=0.96, top=0.88, bottom=0.27)
-        self.legend = self.fig.legend(handles=[*self.spans.values(), self.no_fit, self.break_even, self.line, self.fall_dot, self.pick],
-                        loc="lower center", ncol=3, fontsize=8, frameon=False)
-
-    def show(self, curve: BatchCurve | None, B: int) -> None:
-        if curve is None:
-            self.line.set_data([], [])
-            for artist in (self.fall_dot, self.fall_line, self.pick):
-                artist.set_data([], [])
-            self.pick_text.set_text("")
-            for span in self.spans.values():
-                span.set_width(0)
-            self.no_fit.set_width(0)
-            self.title.set_text("no curve for this setting (see the message below)")
-            return
-        self.line.set_data(curve.B, curve.speedup)
-        self.legend.get_texts()[0].set_text(MOE_REGIME_1 if curve.model.is_moe else REGIMES[1])
-        edges = [1.0, min(curve.fall_batch, B_MAX), min(curve.compute_batch, B_MAX), float(B_MAX)]
-        for r in (1, 2, 3):
-            lo, hi = edges[r - 1], max(edges[r - 1], edges[r])
-            self.spans[r].set_x(lo)
-            self.spans[r].set_width(hi - lo)
-        start = max(curve.max_batch + 0.5, 1.0)
-        self.no_fit.set_x(min(start, B_MAX))
-        self.no_fit.set_width(max(B_MAX - start, 0.0))
-        top = max(1.6, float(curve.speedup.max()) * 1.15)
-        self.ax.set_ylim(0, top)
-        if math.isfinite(curve.fall_batch) and curve.fall_batch <= B_MAX:
-            s_fall = curve.speedup_at(max(curve.fall_batch, 1.0))
-            self.fall_dot.set_data([curve.fall_batch], [s_fall])
-            self.fall_line.set_data([curve.fall_batch] * 2, [0, top])
-        else:
-            self.fall_dot.set_data([], [])
-            self.fall_line.set_data([], [])
-        s_pick = curve.speedup_at(B)
-        self.pick.set_data([B], [s_pick])
-        self.pick_text.xy = (B, s_pick)
-        self.pick_text.set_text(f"B={B}: {s_pick:.2f}×")
-        right_half = math.log2(B) > 0.5 * math.log2(B_MAX)       # keep the label inside the axes
-        self.pick_text.set_position((-8, 8) if right_half else (8, 8))
-        self.pick_text.set_horizontalalignment("right" if right_half else "left")
-        t_c = "never (attention alone is compute-bound)" if math.isinf(curve.critical_context) \
-            else f"{curve.critical_context:,.0f} tokens"
-        self.title.set_text(f"{curve.label}\ncritical context T̄c(γ+1) = {t_c}")
-
-    def png(self) -> bytes:
-        buffer = io.BytesIO()
-        self.fig.canvas.print_png(buffer)
-        return buffer.getvalue()
-
-
 def _readout(curve: BatchCurve, B: int) -> str:
     s = curve.speedup_at(B)
     fall = "at every batch" if math.isinf(curve.fall_batch) else f"up to B ≈ {curve.fall_batch:,.1f}"
@@ -228,46 +149,63 @@ def _readout(curve: BatchCurve, B: int) -> str:
             f"{curve.T_bar:,.0f} tokens fit beside the weights.{moe}")
 
 
+def widget_data(models: dict[str, ModelSpec], gpus: dict[str, GPU]) -> dict:
+    """What the page computes from, taken from `specdec` (never copied into the JS by hand)."""
+    return {
+        "models": {k: {f.name: getattr(m, f.name) for f in dataclasses.fields(m)} for k, m in models.items()},
+        "gpus": {k: {f.name: getattr(g, f.name) for f in dataclasses.fields(g)} for k, g in gpus.items()},
+        "max_context": {k: MAX_CONTEXT[k] for k in models if k in MAX_CONTEXT},
+        "regimes": {str(r): name for r, name in REGIMES.items()},
+        "moe_regime_1": MOE_REGIME_1,
+        "regime_colors": {str(r): c for r, c in REGIME_COLORS.items()},
+        "regime_alpha": REGIME_ALPHA,
+        "model_options": [[m.name, k] for k, m in models.items()],
+        "gpu_options": list(gpus),
+        "n_gpu_options": [1, 2, 4, 8],
+    }
+
+
+class BatchSpeedupView(anywidget.AnyWidget):
+    """The synced state of the figure; `widgets/batch_speedup.js` draws it in the page."""
+
+    _esm = es_module("batch_speedup.js")
+    data = traitlets.Dict().tag(sync=True)
+    model_key = traitlets.Unicode("llama-3.1-8b").tag(sync=True)
+    gpu_key = traitlets.Unicode("H100").tag(sync=True)
+    n_gpu = traitlets.Int(1).tag(sync=True)
+    context = traitlets.Float(64.0).tag(sync=True)          # tokens; the slider moves log2 of it
+    gamma = traitlets.Int(3).tag(sync=True)
+    alpha = traitlets.Float(0.8).tag(sync=True)
+    drafter_share = traitlets.Float(DEFAULT_DRAFTER_SHARE).tag(sync=True)
+    batch = traitlets.Float(64.0).tag(sync=True)            # sequences; the slider moves log2 of it
+
+
 class BatchSpeedupWidget:
-    """Holds the controls, the figure and the state; `.box` is the ipywidgets VBox to display."""
+    """The live widget and its Python reference: `.box` is what the notebook displays; every
+    control change (in the page or from Python) recomputes `curve`, `state`, `readout` and
+    `message` with `batch_speedup_curve`, which the tests compare with what the page shows."""
 
     def __init__(self, models: dict[str, ModelSpec] | None = None, gpus: dict[str, GPU] | None = None):
-        import ipywidgets as w
-
         self.models = MODELS if models is None else models
         self.gpus = GPUS if gpus is None else gpus
-        style = {"description_width": "initial"}
-        self.model = w.Dropdown(options=[(m.name, k) for k, m in self.models.items()],
-                                value="llama-3.1-8b" if "llama-3.1-8b" in self.models else next(iter(self.models)),
-                                description="model")
-        self.gpu = w.Dropdown(options=list(self.gpus), value="H100" if "H100" in self.gpus else next(iter(self.gpus)),
-                              description="GPU")
-        self.n_gpu = w.Dropdown(options=[1, 2, 4, 8], value=1, description="GPUs")
-        self.context = w.FloatLogSlider(value=64, base=2, min=6, max=17, step=0.25, description="context T̄",
-                                        readout_format=".0f", continuous_update=False, style=style)
-        self.gamma = w.IntSlider(value=3, min=1, max=12, description="γ", continuous_update=False)
-        self.alpha = w.FloatSlider(value=0.8, min=0.0, max=0.99, step=0.01, description="α", continuous_update=False)
-        self.drafter = w.FloatSlider(value=DEFAULT_DRAFTER_SHARE, min=0.0, max=25.0, step=0.1, readout_format=".1f",
-                                     description="drafter size (% of target)", continuous_update=False, style=style)
-        # A log-scale slider across the whole row, so one doubling of B is about 1/12 of its track
-        # (some 50 px) and a step is an eighth of a doubling.
-        self.batch = w.FloatLogSlider(value=64, base=2, min=0, max=12, step=0.125, readout_format=".0f",
-                                      description="your batch B", continuous_update=False, style=style,
-                                      layout=w.Layout(width=BATCH_SLIDER_WIDTH))
-        self.image = w.Image(format="png", layout=w.Layout(width="720px"))
-        self.readout = w.HTML()
-        self.message = w.HTML()
-        self.plot = _Plot()
-        self.curve: BatchCurve | None = None
-        self.state: dict = {}
+        view = self.box = BatchSpeedupView(
+            data=widget_data(self.models, self.gpus),
+            model_key="llama-3.1-8b" if "llama-3.1-8b" in self.models else next(iter(self.models)),
+            gpu_key="H100" if "H100" in self.gpus else next(iter(self.gpus)))
+        self.model = Control(view, "model_key", "model", options=[(m.name, k) for k, m in self.models.items()])
+        self.gpu = Control(view, "gpu_key", "GPU", options=list(self.gpus))
+        self.n_gpu = Control(view, "n_gpu", "GPUs", options=[1, 2, 4, 8])
+        self.context = Control(view, "context", "context T̄", min=2 ** 6, max=2 ** 17, log_step=0.25)
+        self.gamma = Control(view, "gamma", "γ", min=1, max=12, step=1)
+        self.alpha = Control(view, "alpha", "α", min=0.0, max=0.99, step=0.01)
+        self.drafter = Control(view, "drafter_share", "drafter size (% of target)", min=0.0, max=25.0, step=0.1)
+        self.batch = Control(view, "batch", "your batch B", min=1, max=B_MAX, log_step=0.125)
         self.controls = [self.model, self.gpu, self.n_gpu, self.context, self.gamma, self.alpha, self.drafter,
                          self.batch]
-        for box in self.controls:
-            box.observe(self.update, names="value")
-        self.box = w.VBox([w.HBox([self.model, self.gpu, self.n_gpu]),
-                           self.context, self.batch,
-                           w.HBox([self.gamma, self.alpha, self.drafter]),
-                           self.image, self.readout, self.message])
+        self.readout, self.message = Text(), Text()
+        self.curve: BatchCurve | None = None
+        self.state: dict = {}
+        view.observe(self.update, names=[c.trait for c in self.controls])
         self.update()
 
     @property
@@ -283,21 +221,19 @@ class BatchSpeedupWidget:
                                         n_gpu=self.n_gpu.value)
         except ValueError as err:
             self.curve = None
-            self.plot.show(None, B)
             self.readout.value = ""
-            self.message.value = f"<span style='color:#C44E52'>⚠ {err}</span>"
+            self.message.value = f"⚠ {err}"
             self.state = {"message": str(err)}
-            self.image.value = self.plot.png()
             return
         self.curve = curve
-        self.plot.show(curve, B)
         fits = B <= curve.max_batch
         self.readout.value = _readout(curve, B)
         self.message.value = "" if fits else (
-            f"<span style='color:#C44E52'>⚠ a batch of {B} does not fit: the caches of at most "
-            f"{curve.max_batch:,} sequences of {curve.T_bar:,.0f} tokens fit; use more GPUs or a shorter context</span>")
+            f"⚠ a batch of {B} does not fit: the caches of at most "
+            f"{curve.max_batch:,} sequences of {curve.T_bar:,.0f} tokens fit; use more GPUs or a shorter context")
         self.state = {
             "model_is_moe": curve.model.is_moe,
+            "regime_1_name": MOE_REGIME_1 if curve.model.is_moe else REGIMES[1],
             "B": curve.B, "speedup": curve.speedup, "regime": curve.regime,
             "fall_batch": curve.fall_batch, "compute_batch": curve.compute_batch,
             "critical_context": curve.critical_context, "max_batch": curve.max_batch,
@@ -306,7 +242,6 @@ class BatchSpeedupWidget:
                        "resource": curve.limiting_resource(B), "fits": fits},
             "message": "" if fits else "does not fit",
         }
-        self.image.value = self.plot.png()
 
 
 def batch_speedup_widget(models: dict[str, ModelSpec] | None = None,
@@ -316,15 +251,15 @@ def batch_speedup_widget(models: dict[str, ModelSpec] | None = None,
 
 
 def benchmark_update(repeats: int = 5) -> tuple[float, float]:
-    """(update_s, redraw_s): median seconds of one widget update (change γ, recompute the curve,
-    move the artists, render the PNG) and of a bare matplotlib redraw of the same figure to PNG."""
+    """(update_s, curve_s): median seconds of one Python-side update after a control change (the
+    reference curve and readout; the page redraws by itself) and of `batch_speedup_curve` alone."""
     widget = BatchSpeedupWidget()
-    updates, redraws = [], []
+    updates, curves = [], []
     for i in range(repeats):
         start = time.perf_counter()
-        widget.gamma.value = 3 + (i % 2) + 1 if widget.gamma.value == 3 else 3
+        widget.gamma.value = 4 + i % 2
         updates.append(time.perf_counter() - start)
         start = time.perf_counter()
-        widget.plot.png()
-        redraws.append(time.perf_counter() - start)
-    return float(np.median(updates)), float(np.median(redraws))
+        batch_speedup_curve(MODELS["llama-3.1-8b"], GPUS["H100"], 64, 4 + i % 2, 0.8)
+        curves.append(time.perf_counter() - start)
+    return float(np.median(updates)), float(np.median(curves))

@@ -54,6 +54,8 @@ def _plain(html_text: str) -> str:
 # --- chapter 06: the batch/context speedup widget ------------------------------------------------
 
 def test_batch_speedup_context_slider(chapter_runs, shots):
+    """The live figure (an ES module drawing in SVG): the context slider moved by keyboard, the plot
+    hovered and clicked; the page's readouts must say what Python's reference (and specdec) says."""
     from specdec.batch_speedup import REGIMES, critical_context, fall_batch, one_layer_drafter, regime, speedup_at_batch
     from specdec.cost_model import step_cost
     from specdec.hardware import GPUS
@@ -62,16 +64,17 @@ def test_batch_speedup_context_slider(chapter_runs, shots):
     run = chapter_runs.get("06_batching.ipynb")
     page = run.page
     cell = labui.widget_cell(run.state, "batch_speedup_widget(")
-    box = _box(page, cell)
-    slider = _slider(box, "context T̄")
-    readout_box = box.locator(".widget-html-content").first
-    image = box.locator("img.widget-image").first
-    assert slider.locator(".widget-readout").text_content().strip() == "64", "the context slider should start at 64"
+    box = labui.cell_node(page, cell).locator(".course-batch-speedup").first
+    box.scroll_into_view_if_needed()
+    slider = box.get_by_role("slider", name="context T̄")
+    readout_box = box.locator("[data-part=readout]")
+    assert box.locator("output[data-readout=context]").text_content() == "64", "the context slider should start at 64"
 
     def settings():
         return _kernel_widget(page, "widgets.batch_speedup", "BatchSpeedupWidget",
                               "dict(model=w.model.value, gpu=w.gpu.value, n_gpu=w.n_gpu.value, T=round(w.context.value),"
                               " gamma=w.gamma.value, alpha=w.alpha.value, share=w.drafter.value, B=w.chosen_batch,"
+                              " readout=w.readout.value,"
                               " state={k: w.state[k] for k in ('critical_context', 'fall_batch', 'chosen')})")
 
     def library(s):
@@ -84,6 +87,8 @@ def test_batch_speedup_context_slider(chapter_runs, shots):
                     T_c=float(critical_context(model, gpu, s["gamma"] + 1)))
 
     def check_readout(s, lib, text):
+        assert text == _plain(re.sub(r"<br>", " ", re.sub(r"</?b>", "", s["readout"]))), (
+            f"the page's readout differs from Python's:\n page: {text}\n python: {s['readout']}")
         assert f"B = {s['B']}" in text and f"speedup {lib['speedup']:.2f}×" in text, (
             f"T̄ = {s['T']}: the library gives speedup {lib['speedup']:.2f}× at B = {s['B']}; the readout says: {text}")
         assert lib["regime"] in text, f"T̄ = {s['T']}: the library's regime is {lib['regime']!r}; readout: {text}"
@@ -93,37 +98,58 @@ def test_batch_speedup_context_slider(chapter_runs, shots):
         assert chosen["B"] == s["B"] and abs(chosen["speedup"] - lib["speedup"]) < 1e-9
         assert s["state"]["critical_context"] == pytest.approx(lib["T_c"])
 
+    def wait_python(expr, what):
+        for _ in range(60):
+            if _kernel_widget(page, "widgets.batch_speedup", "BatchSpeedupWidget", expr):
+                return
+            page.wait_for_timeout(250)
+        raise AssertionError(f"Python never saw {what}: " + json.dumps(settings(), default=str)[:300])
+
     before_settings = settings()
     before_lib = library(before_settings)
     before_text = _plain(readout_box.inner_text())
     check_readout(before_settings, before_lib, before_text)
     T_c = before_lib["T_c"]
     assert before_settings["T"] == 64 < T_c, f"the critical context {T_c:.0f} should lie above the start, 64"
-    before_png = labui.image_bytes(image)
+    before_path = box.locator("[data-part=curve]").get_attribute("d")
     box.screenshot(path=str(shots / "06_batch_speedup_before.png"))
 
-    # drag the handle to 2^12 = 4096 tokens on the log axis (2^6 .. 2^17), past T_c
-    handle = slider.locator(".noUi-handle").first
-    base = slider.locator(".noUi-base").first.bounding_box()
-    h = handle.bounding_box()
-    target_x = base["x"] + base["width"] * (12 - 6) / (17 - 6)
-    page.mouse.move(h["x"] + h["width"] / 2, h["y"] + h["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(target_x, h["y"] + h["height"] / 2, steps=12)
-    page.mouse.up()
-    _wait_html_change(readout_box, before_text, "the widget's update")
-
+    # the keyboard moves the slider: 24 steps of 1/4 doubling, 2^6 -> 2^12 = 4096 tokens, past T_c
+    # (a click on the handle first, as a learner does: the notebook moves a bare focus() to a cell)
+    r = slider.bounding_box()
+    page.mouse.click(r["x"] + 3, r["y"] + r["height"] / 2)      # the handle sits at the left end (64)
+    for _ in range(24):
+        page.keyboard.press("ArrowRight")
+    assert box.locator("output[data-readout=context]").text_content() == "4096", (
+        "the keyboard did not move the slider; focus on: " + page.evaluate("document.activeElement.outerHTML.slice(0, 120)"))
+    wait_python("round(w.context.value) == 4096", "the context slider reach 4096")
     after_settings = settings()
     after_lib = library(after_settings)
     after_text = _plain(readout_box.inner_text())
-    shown_T = slider.locator(".widget-readout").text_content().strip()
-    assert after_settings["T"] > T_c, f"the slider stopped at {after_settings['T']}, not past T_c = {T_c:.0f}"
+    shown_T = box.locator("output[data-readout=context]").text_content()
+    assert after_settings["T"] == 4096 > T_c, f"the slider stopped at {after_settings['T']}, not past T_c = {T_c:.0f}"
     assert shown_T == str(after_settings["T"]), f"the slider shows {shown_T}, the widget holds {after_settings['T']}"
     check_readout(after_settings, after_lib, after_text)
     assert after_text != before_text
-    after_png = labui.image_bytes(image)
-    assert after_png[:4] == b"\x89PNG" and after_png != before_png, "the figure did not change"
+    assert box.locator("[data-part=curve]").get_attribute("d") != before_path, "the figure did not change"
     box.screenshot(path=str(shots / "06_batch_speedup_after.png"))
+
+    # hover: the page's speedup at the pointer is Python's at that batch
+    area = box.locator("[data-part=plot-area]")
+    a = area.bounding_box()
+    page.mouse.move(a["x"] + a["width"] * 0.8, a["y"] + a["height"] * 0.5)
+    hover = box.locator("[data-part=hover-readout]")
+    B_hover = int(hover.get_attribute("data-batch"))
+    python = _kernel_widget(page, "widgets.batch_speedup", "BatchSpeedupWidget", f"w.curve.speedup_at({B_hover})")
+    assert f"B = {B_hover}: speedup {python:.2f}×" in hover.inner_text(), hover.inner_text()
+    box.screenshot(path=str(shots / "06_batch_speedup_hover.png"))
+
+    # click: that batch becomes the learner's, in the page and in Python
+    page.mouse.click(a["x"] + a["width"] * 0.8, a["y"] + a["height"] * 0.5)
+    wait_python(f"w.chosen_batch == {B_hover}", f"the clicked batch {B_hover}")
+    clicked = settings()
+    check_readout(clicked, library(clicked), _plain(readout_box.inner_text()))
+    assert box.locator("output[data-readout=batch]").text_content() == str(B_hover)
 
 
 # --- chapter 08: the tree-mask explorer ------------------------------------------------------------

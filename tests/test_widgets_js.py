@@ -1,0 +1,118 @@
+"""The live widgets' maths in JavaScript against `specdec`, the reference: Node 20 runs each widget's
+`*_math.js` module (no DOM) on hundreds of random settings, and every number, refusal and message
+must agree with Python's."""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from specdec.hardware import GPUS
+from specdec.model_specs import MODELS
+from widgets.batch_speedup import _readout, batch_speedup_curve, widget_data
+
+WIDGETS = Path(__file__).resolve().parents[1] / "widgets"
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node (Node.js 20) is not installed")
+
+SPEEDUP_RUNNER = """
+import * as m from %s;
+import { readFileSync } from "node:fs";
+const { data, settings } = JSON.parse(readFileSync(0, "utf8"));
+const fin = (x) => (Number.isFinite(x) ? x : String(x));
+const out = settings.map((s) => {
+  try {
+    const c = m.batchSpeedupCurve(s.model, s.gpu, s.T, s.gamma, s.alpha, s.share, s.n_gpu, data);
+    return { B: c.B, speedup: c.speedup, regime: c.regime, fall: fin(c.fallBatch), compute: fin(c.computeBatch),
+             T_c: fin(c.criticalContext), max_batch: c.maxBatch, label: c.label,
+             speedup_at: c.speedupAt(s.B),
+             verification: c.verificationCost(s.B), readout: m.readout(c, s.B), fit: m.fitMessage(c, s.B) };
+  } catch (err) {
+    return { error: err.message };
+  }
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def run_node(runner: str, module: str, payload: dict, tmp_path: Path):
+    script = tmp_path / "runner.mjs"
+    script.write_text(runner % json.dumps((WIDGETS / module).as_uri()), encoding="utf-8")
+    done = subprocess.run([NODE, str(script)], input=json.dumps(payload), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _num(x):
+    return float(x) if not isinstance(x, str) else float(x.replace("Infinity", "inf"))
+
+
+def _random_settings(rng: np.random.Generator, n: int) -> list[dict]:
+    out = []
+    for _ in range(n):
+        exp_T = rng.choice(np.arange(6, 17.01, 0.25))           # the slider's stops, as the page sends them
+        out.append(dict(model=str(rng.choice(list(MODELS))), gpu=str(rng.choice(list(GPUS))),
+                        n_gpu=int(rng.choice([1, 2, 4, 8])), T=int(round(2 ** exp_T)),
+                        gamma=int(rng.integers(1, 13)), alpha=round(float(rng.uniform(0, 0.99)), 2),
+                        share=round(float(rng.choice([0.0, rng.uniform(0, 25)])), 1),
+                        B=int(round(2 ** rng.choice(np.arange(0, 12.01, 0.125))))))
+    return out
+
+
+def test_speedup_model_in_js_agrees_with_specdec(tmp_path):
+    rng = np.random.default_rng(20260601)
+    settings = _random_settings(rng, 600)
+    got = run_node(SPEEDUP_RUNNER, "batch_speedup_math.js", {"data": widget_data(MODELS, GPUS), "settings": settings},
+                   tmp_path)
+    worst, refused, curves = 0.0, 0, 0
+    for s, js in zip(settings, got):
+        try:
+            py = batch_speedup_curve(MODELS[s["model"]], GPUS[s["gpu"]], T_bar=s["T"], gamma=s["gamma"],
+                                     alpha=s["alpha"], drafter_share=s["share"], n_gpu=s["n_gpu"])
+        except ValueError as err:
+            refused += 1
+            assert js.get("error") == str(err), f"{s}: Python refuses with {err!r}, JS says {js}"
+            continue
+        curves += 1
+        assert "error" not in js, f"{s}: JS refuses ({js['error']}), Python draws the curve"
+        assert js["B"] == py.B.tolist(), f"{s}: the batch grids differ"
+        assert js["regime"] == py.regime.tolist(), f"{s}: the regimes differ"
+        assert js["max_batch"] == py.max_batch and js["label"] == py.label
+        pairs = [(np.array(js["speedup"]), py.speedup), (_num(js["speedup_at"]), py.speedup_at(s["B"])),
+                 (_num(js["verification"]), py.verification_cost(s["B"])), (_num(js["fall"]), py.fall_batch),
+                 (_num(js["compute"]), py.compute_batch), (_num(js["T_c"]), py.critical_context)]
+        for a, b in pairs:
+            a, b = np.atleast_1d(a), np.atleast_1d(b)
+            assert np.array_equal(np.isinf(a), np.isinf(b)), f"{s}: {a} vs {b}"
+            fin = np.isfinite(b)
+            rel = np.max(np.abs(a[fin] - b[fin]) / np.abs(b[fin]), initial=0.0)
+            worst = max(worst, float(rel))
+        assert js["readout"] == _readout(py, s["B"]), f"{s}: the readouts differ"
+        fits = s["B"] <= py.max_batch
+        assert (js["fit"] == "") == fits
+    print(f"JS vs specdec: {curves} curves, {refused} refusals, worst relative difference {worst:.2e}")
+    assert curves >= 300 and refused >= 20, "the random settings should exercise both curves and refusals"
+    assert worst < 1e-12, f"the JS speedup model drifts from specdec by {worst:.2e} (relative)"
+
+
+def test_readout_formatting_matches_python_format_specs(tmp_path):
+    runner = """
+import * as m from %s;
+import { readFileSync } from "node:fs";
+const xs = JSON.parse(readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(xs.map((x) => [m.fmtFixed(x, 0, true), m.fmtFixed(x, 1, true),
+  m.fmtFixed(x, 2), m.fmtFixed(x, 3), m.fmtG(x), m.fmtG(x, 3)])));
+"""
+    rng = np.random.default_rng(7)
+    xs = [float(v) for v in np.concatenate([rng.uniform(0, 10, 60), 10 ** rng.uniform(-3, 7, 60),
+                                            [0.8, 0.99, 0.05, 1755.4, 131072, 1e-5, 2.5e6]])]
+    got = run_node(runner, "batch_speedup_math.js", xs, tmp_path)
+    for x, js in zip(xs, got):
+        assert js == [f"{x:,.0f}", f"{x:,.1f}", f"{x:.2f}", f"{x:.3f}", f"{x:g}", f"{x:.3g}"], x
+    assert math.isfinite(sum(xs))
