@@ -94,6 +94,9 @@ def run_hf(target, prompts, max_new_tokens: int, assistant=None, assistant_setti
            temperature: float = 0.0, seed: int = 0, pad_token_id: int = 0, **generate_kwargs) -> dict:
     """Hugging Face `target.generate` after every prompt, exactly max_new_tokens each; the fields above.
 
+    Exactly: `min_new_tokens = max_new_tokens`, which masks the end-of-text token, so compare the
+    tokens with course runs made without an `eos_token_id`.
+
     assistant: a draft model for assisted generation (its passes are clocked as 'draft');
     assistant_settings: set on a copy of the assistant's generation config for this run only
     (e.g. `like_for_like(gamma)`; None: the assistant's own settings). Sampling at temperature
