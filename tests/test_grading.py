@@ -14,7 +14,6 @@ from tests.helpers import CHAPTERS, replace_solution, student_nb
 from tests.submissions import learner_copy, learner_submission, write_submission
 from autograder.notebooks import grade_id_of, is_solution
 
-pytestmark = pytest.mark.slow
 
 FIRST = CHAPTERS[0]
 
@@ -28,6 +27,7 @@ def _exercises(nb):
     return [c for c in nb.cells if is_solution(c)]
 
 
+@pytest.mark.slow
 def test_grade_a_class_of_chapter_one(tmp_path):
     subs = tmp_path / "subs"
     done, stub = learner_submission(FIRST), learner_copy(FIRST)
@@ -75,6 +75,7 @@ def test_one_file_per_student_layout_needs_the_chapter(tmp_path):
     assert sub.student == "ana_maria" and sub.chapter == FIRST
 
 
+@pytest.mark.slow
 def test_a_hanging_submission_is_interrupted_and_the_rest_still_counts(tmp_path):
     done = learner_submission(FIRST)
     hang = replace_solution(done, grade_id_of(_exercises(done)[-1]), "while True:\n    pass")

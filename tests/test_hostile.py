@@ -29,7 +29,6 @@ from tests.helpers import replace_solution, solution_nb, student_nb
 from tests.planted import plant
 from tests.submissions import learner_copy, learner_submission, write_submission
 
-pytestmark = pytest.mark.slow
 
 CH3, CH4 = "03_acceptance_rule", "04_speculative_round"
 TIMEOUT = 40       # seconds per cell: honest chi-square cells fit easily even on a loaded machine
@@ -310,6 +309,7 @@ def _row(batch, student, chapter=CH3):
     return batch["rows"][(student, chapter)]
 
 
+@pytest.mark.slow
 def test_the_batch_completes_and_honest_work_gets_full_marks(batch):
     assert batch["proc"].returncode in (0, 1), batch["proc"].stderr[-3000:]
     text = (batch["out"] / "grades.csv").read_text()
@@ -323,6 +323,7 @@ def test_the_batch_completes_and_honest_work_gets_full_marks(batch):
     assert batch["before"] == {p: p.read_bytes() for p in batch["subs"].rglob("*.ipynb")}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not isolation_available(), reason="bubblewrap is not available: grading is not isolated")
 def test_student_code_cannot_reach_the_gradebook_the_csv_or_other_submissions(batch):
     row = _row(batch, "intruder")
@@ -333,6 +334,7 @@ def test_student_code_cannot_reach_the_gradebook_the_csv_or_other_submissions(ba
     assert "memory: limited" in html_text
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not isolation_available(), reason="bubblewrap is not available: grading is not isolated")
 def test_files_elsewhere_on_the_grading_machine_do_not_exist_for_student_code(batch):
     """Another checkout's solutions, an instructor's notes and a grades file (under /srv, /opt, /var/tmp),
@@ -353,6 +355,7 @@ def test_files_elsewhere_on_the_grading_machine_do_not_exist_for_student_code(ba
         assert token not in page.read_text(encoding="utf-8"), f"{page} shows a planted file"
 
 
+@pytest.mark.slow
 def test_tests_disabled_from_a_solution_cell_are_restored(batch):
     row = _row(batch, "transformer")
     assert float(row["score"]) == float(row["max_score"]) - 6, row      # tv wrong (6 points), the rest right
@@ -363,6 +366,7 @@ def test_tests_disabled_from_a_solution_cell_are_restored(batch):
     assert "undid changes" in row["notes"] and "allclose" in row["notes"], row["notes"]
 
 
+@pytest.mark.slow
 def test_hangs_cost_only_their_own_exercise_and_are_reported_as_timeouts(batch):
     row = _row(batch, "swallower")        # ignores interrupts: its kernel is replaced
     assert row["status"].startswith("graded; a cell ran past the time limit") and float(row["score"]) == 6, row
@@ -373,6 +377,7 @@ def test_hangs_cost_only_their_own_exercise_and_are_reported_as_timeouts(batch):
     assert "KeyboardInterrupt" not in row["notes"]
 
 
+@pytest.mark.slow
 def test_honest_slips_are_not_punished_and_output_is_capped(batch):
     row = _row(batch, "slips")            # stderr print and warning, 8 MB of output, a cell from chapter 04
     assert float(row["score"]) == float(row["max_score"]), row
@@ -383,6 +388,7 @@ def test_honest_slips_are_not_punished_and_output_is_capped(batch):
                                                                          honest.stat().st_size)
 
 
+@pytest.mark.slow
 def test_a_backup_copy_beside_the_notebook_is_noted_and_the_top_level_one_graded(batch):
     row = _row(batch, "backup")
     assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
@@ -399,6 +405,7 @@ def test_two_copies_at_the_same_level_are_an_error_naming_both(tmp_path):
     assert "keep exactly one" in sub.problem and is_sentence(sub.problem)
 
 
+@pytest.mark.slow
 def test_a_full_scratch_keeps_the_points_and_the_machine_s_memory_stays_bounded(batch):
     row = _row(batch, "filler")
     assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
@@ -411,6 +418,7 @@ def test_a_full_scratch_keeps_the_points_and_the_machine_s_memory_stays_bounded(
     assert memory.peak_shmem < 1 * 2**30, memory.peak_shmem        # unbounded, it would be >= 3 GiB
 
 
+@pytest.mark.slow
 @pytest.mark.skipif("pids" not in cgroups_available(), reason="no cgroup can be created here, so the process "
                     "limit is not enforced (the grade command's header says so)")
 def test_processes_past_the_limit_fail_inside_the_kernel_and_the_points_stay(batch):
@@ -421,12 +429,14 @@ def test_processes_past_the_limit_fail_inside_the_kernel_and_the_points_stay(bat
     assert started < MAX_PROCESSES, started
 
 
+@pytest.mark.slow
 def test_a_notebook_from_another_chapter_is_named_in_the_status(batch):
     row = _row(batch, "mixup", CH4)
     assert row["status"].startswith("error: this notebook holds chapter 03's exercises, not chapter 04's"), row
     assert float(row["score"]) == 0
 
 
+@pytest.mark.slow
 def test_every_status_is_a_sentence(batch):
     statuses = {key: row["status"] for key, row in batch["rows"].items()}
     assert len(statuses) >= 12
@@ -434,6 +444,7 @@ def test_every_status_is_a_sentence(batch):
     assert not any(re.search(r"\b\w+Error\b|Traceback|KeyError", s) for s in statuses.values()), statuses
 
 
+@pytest.mark.slow
 def test_no_feedback_page_shows_hidden_test_code(batch):
     hidden = _hidden_text()
     assert len(hidden) > 20
@@ -447,6 +458,7 @@ def test_no_feedback_page_shows_hidden_test_code(batch):
         assert "cdnjs" not in page.read_text(encoding="utf-8"), f"{page}: loads MathJax from a CDN"
 
 
+@pytest.mark.slow
 def test_a_score_outside_the_range_is_an_error(batch):
     from autograder.grading.coursedir import CourseDir
     from autograder.grading.grade import Submission, _collect
@@ -470,6 +482,7 @@ def test_colliding_student_ids_are_an_error(tmp_path):
         find_submissions(tmp_path)
 
 
+@pytest.mark.slow
 def test_self_check_of_a_hang_shows_no_hidden_code(tmp_path):
     from autograder.learner.check import format_report, run_check
     path = tmp_path / f"{CH3}.ipynb"
