@@ -17,8 +17,6 @@ from autograder.grading.grade import find_submissions, grade
 from tests.helpers import CHAPTERS, replace_solution, solution_nb
 from tests.power import exercise_tests, graded_cells, run_power
 
-pytestmark = pytest.mark.slow
-
 DELEGATION_FORMS = ("delegate_same_object", "delegate_thin_wrapper", "delegate_through_module")
 
 
@@ -48,6 +46,7 @@ def test_every_exercise_keeps_the_three_delegation_forms(name):
                              f"tests/wrong_implementations/ch{name[:2]}.py (use delegation_forms)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_every_wrong_implementation_loses_points(name):
     report = run_power(solution_nb(name), _wrong(name))
@@ -74,6 +73,7 @@ def test_every_wrong_implementation_loses_points(name):
             f"{ {t: w for t, w in whys.items() if w} }")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_nbgrader_scores_a_wrong_answer_as_the_harness_does(name, tmp_path):
     """One real autograde per chapter: the solution, and the first wrong answer of the table."""
