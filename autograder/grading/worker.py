@@ -27,7 +27,7 @@ def prepare_process() -> None:
         return
     from sqlalchemy.exc import SAWarning
 
-    from .sandbox import become_subreaper
+    from .reaping import become_subreaper
 
     warnings.filterwarnings("ignore", category=SAWarning)
     become_subreaper()
@@ -38,7 +38,7 @@ def grade_submission(task: GradingTask, settings: GradingSettings) -> GradingOut
     """Autograde one submission of the course directory `task.root` and write its feedback.
     Never raises: a failure is an outcome with status FAILED and the reason."""
     from .resilient_execute import take_records
-    from .sandbox import child_pids, reap_strays
+    from .reaping import child_pids, reap_strays
 
     prepare_process()
     course = _course(task.root, settings)
