@@ -116,3 +116,82 @@ process.stdout.write(JSON.stringify(xs.map((x) => [m.fmtFixed(x, 0, true), m.fmt
     for x, js in zip(xs, got):
         assert js == [f"{x:,.0f}", f"{x:,.1f}", f"{x:.2f}", f"{x:.3f}", f"{x:g}", f"{x:.3g}"], x
     assert math.isfinite(sum(xs))
+
+
+TREE_RUNNER = """
+import * as m from %s;
+import { readFileSync } from "node:fs";
+const cases = JSON.parse(readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(cases.map((c) => {
+  if (c.kind === "tree") {
+    const { mask, pos } = m.treeAttentionMask(c.parents, c.prefix_len);
+    const walk = m.greedyTreeWalk(c.tokens, c.parents, m.targetNext(c.parents, c.choices));
+    return { mask, pos, depths: m.depths(c.parents), path: walk.path, emitted: walk.emitted };
+  }
+  if (c.kind === "typed") return m.setTree(c.parents_text, c.tokens_text, c.old_tokens);
+  return m.removeNode(c.parents, c.tokens, c.node);
+})));
+"""
+
+
+def _random_tree(rng: np.random.Generator, n: int) -> list[int]:
+    return [-1 if i == 0 or rng.random() < 0.2 else int(rng.integers(-1, i)) for i in range(n)]
+
+
+def test_tree_maths_in_js_agrees_with_specdec(tmp_path):
+    from specdec.trees import depths, greedy_tree_walk, tree_attention_mask
+    from widgets.tree_mask import MAX_NODES, VOCAB
+
+    rng = np.random.default_rng(8)
+    cases = []
+    for _ in range(300):
+        n = int(rng.integers(1, MAX_NODES + 1))
+        cases.append(dict(kind="tree", parents=_random_tree(rng, n), prefix_len=int(rng.integers(0, 5)),
+                          tokens=[str(rng.choice(VOCAB[:4])) for _ in range(n)],   # few words: walks go deep
+                          choices=[str(rng.choice(VOCAB[:4])) for _ in range(MAX_NODES + 2)]))
+    got = run_node(TREE_RUNNER, "tree_mask_math.js", cases, tmp_path)
+    deepest = 0
+    for c, js in zip(cases, got):
+        mask, pos = tree_attention_mask(c["parents"], c["prefix_len"])
+        assert js["mask"] == mask.tolist() and js["pos"] == pos.tolist(), c
+        d = depths(c["parents"])
+        assert js["depths"] == d.tolist(), c
+        target_next = [c["choices"][0]] + [c["choices"][int(k) + 1] for k in d]
+        path, emitted = greedy_tree_walk(c["tokens"], c["parents"], target_next)
+        assert (js["path"], js["emitted"]) == (path, emitted), c
+        deepest = max(deepest, len(path))
+    assert deepest >= 3, "the random trees should give walks several nodes deep"
+
+
+def test_tree_edits_in_js_give_python_s_trees_and_messages(tmp_path):
+    from widgets.tree_mask import MAX_NODES, tree_mask_explorer
+
+    rng = np.random.default_rng(9)
+    words = ["-1", "0", "1", "2", "3", "5", "-2", "7", "x", "1.5", "", "13"]
+    cases = []
+    for _ in range(200):
+        n = int(rng.integers(0, MAX_NODES + 3))
+        text = ", ".join(str(rng.choice(words)) if rng.random() < 0.15 else str(v)
+                         for v in _random_tree(rng, n))
+        cases.append(dict(kind="typed", parents_text=text, tokens_text=" ".join(f"t{i}" for i in range(int(rng.integers(0, 15)))),
+                          old_tokens=["sat", "is", "on"]))
+    for _ in range(100):
+        n = int(rng.integers(1, MAX_NODES + 1))
+        cases.append(dict(kind="remove", parents=_random_tree(rng, n), tokens=[f"t{i}" for i in range(n)],
+                          node=int(rng.integers(-1, n + 1))))
+    got = run_node(TREE_RUNNER, "tree_mask_math.js", cases, tmp_path)
+    ex = tree_mask_explorer()
+    ex._refresh = lambda structure=False: None        # the edits and messages only: no redraw per case
+    outcomes = set()
+    for c, js in zip(cases, got):
+        if c["kind"] == "typed":
+            ex.set_tree([-1, -1, 0], ["sat", "is", "on"])
+            ok = ex.set_tree(c["parents_text"], c["tokens_text"])
+        else:
+            ex.set_tree(c["parents"], c["tokens"])
+            ok = ex.remove_node(c["node"])
+        assert js["ok"] == ok and js["message"] == ex.message, (c, js, ex.message)
+        if ok:
+            assert js["parents"] == list(ex.parents) and js["tokens"] == ex.tokens, c
+        outcomes.add((c["kind"], ok))
+    assert outcomes == {("typed", True), ("typed", False), ("remove", True), ("remove", False)}
