@@ -15,6 +15,9 @@ the required exercises in the total and shows the optional ones apart.
     ...                    solution("def g():\\n" + body, "ex_g")])
     >>> optional_exercises(nb)
     {'ex_g'}
+    >>> from autograder.authoring import tests
+    >>> optional_tests(new_notebook([*nb.cells, tests("assert g() is None", "test_g", points=4)]))
+    {'test_g'}
     >>> split_points({"ex_f": (2.0, 3.0), "ex_g": (0.0, 4.0)}, {"ex_g"})
     ((2.0, 3.0), (0.0, 4.0))
 """
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from .notebooks import grade_id_of, is_solution
+from .notebooks import grade_id_of, is_grade, is_solution
 
 _TITLE = re.compile(r"^#+[^\n]*?\bExercise\s+\d+\.\d+\s*\(([^)]*)\)", re.M)
 
@@ -46,6 +49,18 @@ def optional_exercises(nb) -> set[str]:
         elif is_solution(cell) and current:
             optional.add(grade_id_of(cell))
     return optional
+
+
+def optional_tests(nb) -> set[str]:
+    """Grade ids of the test cells that belong to an optional exercise (those between its solution
+    cell and the next solution cell), so a class's grades can count them apart too."""
+    optional, out, current = optional_exercises(nb), set(), None
+    for cell in nb.cells:
+        if is_solution(cell):
+            current = grade_id_of(cell)
+        elif is_grade(cell) and current in optional:
+            out.add(grade_id_of(cell))
+    return out
 
 
 def split_points(exercises: dict[str, tuple[float, float]], optional: set[str]

@@ -10,7 +10,7 @@ import pytest
 from autograder import notebooks
 from autograder.errors import CourseError
 from autograder.grading.grade import find_submissions, grade
-from tests.helpers import CHAPTERS, replace_solution, student_nb
+from tests.helpers import CHAPTERS, replace_solution, solution_nb, student_nb
 from tests.submissions import learner_copy, learner_submission, write_submission
 from autograder.notebooks import grade_id_of, is_solution
 
@@ -84,3 +84,29 @@ def test_a_hanging_submission_is_interrupted_and_the_rest_still_counts(tmp_path)
     # The loop is interrupted after 5 s; the exercises before it keep their points.
     assert result.status.startswith("graded; a cell ran past the time limit"), result.status
     assert 0 < result.score < result.max_score
+
+
+def test_optional_exercises_are_counted_apart_in_grades_csv(tmp_path):
+    """grades.csv totals the required exercises, as the learner's reports do; an optional exercise's
+    points (chapter 10's 10.4) are the last two columns, never in score, max_score or percent."""
+    from autograder.exercises import optional_exercises, optional_tests
+    from autograder.grading.grade import GRADES_CSV, Result, _max_points, _write_csvs
+
+    source = solution_nb("10_cache_rollback")
+    points = _max_points(source)
+    optional = {t: points[t] for t in optional_tests(source)}
+    assert optional_exercises(source) and optional, "chapter 10 lost its optional exercise 10.4"
+    assert optional_exercises(solution_nb("11_pytorch_verifier")) == {"ex_ragged_verify"}   # the README names both
+    assert set(optional) < set(points)
+    tests = [(t, top if t in optional else 0.0, top) for t, top in points.items()]
+    graded = Result("ann", "10_cache_rollback", sum(t[1] for t in tests), sum(points.values()), "graded",
+                    tests).optional_apart(optional)
+    failed = Result("bob", "10_cache_rollback", 0.0, sum(points.values()), "not graded").optional_apart(optional)
+    _write_csvs(tmp_path, [graded, failed])
+    with open(tmp_path / GRADES_CSV) as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    required_max = sum(points.values()) - sum(optional.values())
+    # Ann solved only the optional exercise: 0 of the required points, all of the optional ones.
+    assert (float(rows["ann"]["score"]), float(rows["ann"]["max_score"]), rows["ann"]["percent"]) == (0, required_max, "0.0")
+    assert (float(rows["ann"]["optional_score"]), float(rows["ann"]["optional_max"])) == (sum(optional.values()),) * 2
+    assert (float(rows["bob"]["max_score"]), float(rows["bob"]["optional_max"])) == (required_max, sum(optional.values()))

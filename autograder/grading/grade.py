@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import nbformat
@@ -48,6 +48,7 @@ from .settings import GradingSettings
 from .statuses import failure_status, graded_status
 from .submissions import (Submission, find_submissions, sanitize, unreadable_reason,  # noqa: F401  (grade's API)
                           wrong_chapter_reason)
+from ..exercises import optional_tests
 from ..notebooks import grade_id_of, is_grade
 
 
@@ -61,6 +62,25 @@ class Result:
     tests: list[tuple[str, float, float]] = field(default_factory=list)   # (grade_id, score, max_score)
     notes: list[str] = field(default_factory=list)      # what happened while grading (timeouts, repairs)
     review: list[str] = field(default_factory=list)     # lines of the student's code to look at
+    optional_score: float = 0.0     # points of optional exercises: apart from score and max_score
+    optional_max: float = 0.0
+
+    def optional_apart(self, optional: dict[str, float]) -> "Result":
+        """This result with the tests in `optional` ({test: its points}, an optional exercise's) taken
+        out of score and max_score and counted in optional_score / optional_max, as the learner's own
+        reports do. A row that was not graded keeps 0 points but its maximum is split the same way.
+
+            >>> r = Result("ann", "10", 13.0, 21.0, "graded", [("t1", 11.0, 15.0), ("t4", 2.0, 6.0)])
+            >>> r = r.optional_apart({"t4": 6.0})
+            >>> (r.score, r.max_score, r.optional_score, r.optional_max)
+            (11.0, 15.0, 2.0, 6.0)
+        """
+        if self.optional_max or not optional:
+            return self
+        got = sum(score for name, score, _ in self.tests if name in optional)
+        top = sum(optional.values())
+        return replace(self, score=self.score - got, max_score=self.max_score - top, optional_score=got,
+                       optional_max=top)
 
 
 
@@ -75,18 +95,20 @@ def _collect(course: CourseDir, subs: list[Submission], errors: dict, extra_note
     results = []
     with course.gradebook() as gb:
         for s in subs:
-            points = _max_points(nbformat.read(str(course.layout.source(s.chapter)), as_version=4))
+            source = nbformat.read(str(course.layout.source(s.chapter)), as_version=4)
+            points = _max_points(source)
+            optional = {t: points[t] for t in optional_tests(source) if t in points}
             notes = list(extra_notes.get((s.student, s.chapter), []))
             reason = errors.get((s.student, s.chapter))
             if reason is None and course.layout.autograded(s.student, s.chapter).exists():
                 found = _gradebook_scores(gb, s)
                 if found is not None:
-                    results.append(_scored(s, *found, points, notes))
+                    results.append(_scored(s, *found, points, notes).optional_apart(optional))
                     continue
                 reason = "grading produced no scores"
             status, detail = failure_status(reason)
             results.append(Result(s.student, s.chapter, 0.0, sum(points.values()), status, [],
-                                  notes + ([detail] if detail else [])))
+                                  notes + ([detail] if detail else [])).optional_apart(optional))
     return results
 
 
@@ -226,11 +248,14 @@ def _export_nbgrader_csv(course: CourseDir, path: Path) -> None:
 def _write_csvs(out: Path, results: list[Result]) -> None:
     with open(out / GRADES_CSV, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["student_id", "chapter", "score", "max_score", "percent", "status", "notes", "review"])
+        # score, max_score and percent count the required exercises; an optional exercise's points
+        # (chapter 10's 10.4, say) are the last two columns, as the learner's own reports show them.
+        w.writerow(["student_id", "chapter", "score", "max_score", "percent", "status", "notes", "review",
+                    "optional_score", "optional_max"])
         for r in sorted(results, key=lambda r: (r.student, r.chapter)):
             pct = 100.0 * r.score / r.max_score if r.max_score else 0.0
             w.writerow([r.student, r.chapter, f"{r.score:g}", f"{r.max_score:g}", f"{pct:.1f}", r.status,
-                        " | ".join(r.notes), " | ".join(r.review)])
+                        " | ".join(r.notes), " | ".join(r.review), f"{r.optional_score:g}", f"{r.optional_max:g}"])
     with open(out / GRADES_BY_TEST_CSV, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["student_id", "chapter", "test", "score", "max_score"])
@@ -253,7 +278,8 @@ def main(args) -> int:
     width = max(len(r.student) for r in results)
     for r in sorted(results, key=lambda r: (r.chapter, r.student)):
         flag = "  (review: see grades.csv)" if r.review else ""
-        print(f"{r.chapter}  {r.student:<{width}}  {r.score:5g} / {r.max_score:g}  {r.status}{flag}")
+        extra = f"  (optional {r.optional_score:g} / {r.optional_max:g})" if r.optional_max else ""
+        print(f"{r.chapter}  {r.student:<{width}}  {r.score:5g} / {r.max_score:g}{extra}  {r.status}{flag}")
         for note in r.notes:
             print(f"{'':>{len(r.chapter) + width + 4}}{note[:150]}")
     out = Path(args.out)
