@@ -6,7 +6,8 @@ run of) into `build/book-test/<key>/site`, under a lock, so that the first worke
 others wait and reuse it. The key hashes what the site is made of: the book's own sources and the
 cache key of every chapter's run (the chapter, the course library, the pins); a change to any of
 them builds a new site (sites older than `KEEP_SECONDS` are removed then; a younger one may still
-be read by a test process of an earlier run).
+be read by a test process of an earlier run). `COURSE_BOOK_SITE=build/book-test/<key>/site` tests
+that site as it is (to rerun the browser tests while the checkout changes under them).
 
     >>> len(site_key()) == 16 and site_key() == site_key()
     True
@@ -16,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -55,6 +57,10 @@ def built_book() -> BuiltBook:
     """The site for this checkout, built now or by an earlier test process."""
     from book.build import build_book
 
+    if os.environ.get("COURSE_BOOK_SITE"):
+        site = Path(os.environ["COURSE_BOOK_SITE"]).resolve()
+        info = json.loads((site.parent / "build.json").read_text())
+        return BuiltBook(site=site, built_now=False, **info)
     ROOT.mkdir(parents=True, exist_ok=True)
     key = site_key()
     folder = ROOT / key

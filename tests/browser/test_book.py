@@ -257,9 +257,11 @@ def test_readers_can_get_the_course_and_see_its_version(book):
         assert f"version {version} (" in page and re.search(r"\d{4}-\d\d-\d\d\)", page), f"{name}: no version and date"
         assert 'href="downloads/speculative-decoding-course.zip"' in page, f"{name}: no link to the course"
         assert "genindex" not in page, f"{name}: links the (empty) index"
+        assert '_static/copybutton.js' in page, f"{name}: no copy buttons on its code"
         if name in CHAPTERS:
             assert f'href="downloads/{name}.ipynb"' in page, f"{name}: no link to its notebook"
             assert (book.site / "downloads" / f"{name}.ipynb").read_bytes() == (CHAPTERS_DIR / f"{name}.ipynb").read_bytes()
+    assert (book.site / "_static" / "copybutton.js").is_file()
     with zipfile.ZipFile(book.site / "downloads" / "speculative-decoding-course.zip") as z:
         names = z.namelist()
     assert all(any(n.endswith(f"chapters/{c}.ipynb") for n in names) for c in CHAPTERS), names[:20]

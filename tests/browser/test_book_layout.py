@@ -143,6 +143,7 @@ def test_every_page_fits_the_column(book, chromium, shots, width):
                 problems.append(f"{name}: the page is {found['page']} px wide on a {found['screen']} px screen")
             if name in CHAPTERS:
                 assert found["pres"] > 10, f"{name}: the layout check found no code blocks"
+                assert page.locator("button.copybtn").count() > 0, f"{name}: no copy button on its code"
                 problems += [f"{name}: scrolls sideways: {t!r}" for t in found["scrolling"]]
                 problems += [f"{name}: wider than the column: {t!r}" for t in found["wide"]]
             page.screenshot(path=str(shots / f"book_{name}_{width}.png"))
