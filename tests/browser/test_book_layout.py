@@ -40,6 +40,8 @@ LAYOUT_JS = """() => {
     page: document.documentElement.scrollWidth, screen: window.innerWidth, pres: pres.length,
     scrolling: pres.filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.slice(0, 60)),
     wide: [...pres, ...figures].filter(past).map(e => e.tagName + ': ' + (e.alt || e.textContent).slice(0, 60)),
+    contents: [...document.querySelectorAll('.bd-sidebar-secondary')].filter(shown)
+      .filter(s => s.scrollWidth > s.clientWidth + 1).length,
   };
 }"""
 # The contrast of the book's own notes against what is really behind them (axe-core leaves text on
@@ -146,6 +148,8 @@ def test_every_page_fits_the_column(book, chromium, shots, width):
                 assert page.locator("button.copybtn").count() > 0, f"{name}: no copy button on its code"
                 problems += [f"{name}: scrolls sideways: {t!r}" for t in found["scrolling"]]
                 problems += [f"{name}: wider than the column: {t!r}" for t in found["wide"]]
+                if found["contents"]:
+                    problems.append(f"{name}: the page's contents run past the screen")
             page.screenshot(path=str(shots / f"book_{name}_{width}.png"))
             first_figure = page.locator("article .cell_output img").first
             if name in CHAPTERS and first_figure.count():
