@@ -106,6 +106,7 @@ def _readme_commands(readme: str) -> list[str]:
     return lines
 
 
+# The tests that read one built bundle go to one xdist worker, so it is built once.
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     from autograder.authoring.bundle import build_bundle
@@ -123,6 +124,7 @@ def _in_bundle(bundle, *args, timeout=600):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("bundle")
 def test_the_bundle_is_a_course_for_learners(bundle):
     import re
 
@@ -145,6 +147,7 @@ def test_the_bundle_is_a_course_for_learners(bundle):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("bundle")
 def test_every_command_the_bundle_readme_gives_runs(bundle, tmp_path):
     from autograder import progress
     from tests.browser.labserver import LabServer, free_port

@@ -216,6 +216,11 @@ def _plain_html(path: Path) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8")))
 
 
+# Every test of the module reads one graded batch (minutes): under pytest-xdist they go to one worker
+# (./course test runs --dist loadgroup), so the batch is graded once, not once per worker.
+pytestmark = pytest.mark.xdist_group("hostile_batch")
+
+
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
     """The class, graded in one run. Every notebook is a learner copy as a student saves it

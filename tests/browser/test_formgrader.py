@@ -12,7 +12,8 @@ from tests.browser.test_learner_menus import INSTRUCTOR_COMMANDS, _has_command, 
 from tests.helpers import CHAPTERS, solution_nb, student_nb
 
 FIRST = CHAPTERS[0]
-pytestmark = pytest.mark.slow
+# One graded course and one instructor JupyterLab for the module: on one xdist worker, built once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("formgrader")]
 
 
 @pytest.fixture(scope="module")
