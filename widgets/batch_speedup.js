@@ -7,9 +7,7 @@
 import { B_MAX, batchSpeedupCurve, fitMessage, fmtFixed, isMoe, readout, regimeName } from "./batch_speedup_math.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const W = 720, H = 420;                                  // the viewBox; the figure scales to the column
 const M = { left: 56, right: 16, top: 46, bottom: 44 };
-const PW = W - M.left - M.right, PH = H - M.top - M.bottom;
 let uid = 0;
 
 function svg(tag, attrs = {}, parent = null) {
@@ -25,11 +23,14 @@ function html(tag, attrs = {}, parent = null, text = null) {
   if (parent) parent.appendChild(node);
   return node;
 }
-const xOf = (B) => M.left + PW * Math.log2(B) / Math.log2(B_MAX);
-const bOf = (x) => Math.pow(2, (x - M.left) / PW * Math.log2(B_MAX));
 
 function render({ model, el }) {
   const data = model.get("data");
+  // The viewBox follows the column (720 units wide at most, 330 at least), so the text stays about
+  // 12 px on a phone instead of shrinking with a fixed drawing; layout() moves the fixed parts.
+  let W = 720, H = 420, PW = W - M.left - M.right, PH = H - M.top - M.bottom;
+  const xOf = (B) => M.left + PW * Math.log2(B) / Math.log2(B_MAX);
+  const bOf = (x) => Math.pow(2, (x - M.left) / PW * Math.log2(B_MAX));
   const id = `course-bs-${++uid}`;
   // data-lm-suppress-shortcuts: JupyterLab's notebook shortcuts leave keys pressed in here to the controls.
   const root = html("div", { class: "course-live course-batch-speedup", role: "group",
@@ -40,14 +41,16 @@ function render({ model, el }) {
   root.addEventListener("keydown", (event) => event.stopPropagation());
   const style = html("style", {}, root);
   style.textContent = `
-    .course-batch-speedup { font: 13px/1.4 system-ui, sans-serif; max-width: 760px; color: inherit; }
+    /* its own light panel in any theme (JupyterLab dark, the book's dark mode): colours that keep their contrast */
+    .course-batch-speedup { font: 13px/1.4 system-ui, sans-serif; max-width: 760px; color: #222; background: #fff;
+      padding: 6px; border-radius: 4px; color-scheme: light; }
     .course-batch-speedup .cbs-row { display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: center; margin: 3px 0; }
     .course-batch-speedup label { white-space: nowrap; margin-right: 4px; }
     .course-batch-speedup input[type=range] { vertical-align: middle; width: 150px; }
     .course-batch-speedup .cbs-wide { flex: 1 1 100%; display: flex; gap: 8px; align-items: center; }
     .course-batch-speedup .cbs-wide input[type=range] { flex: 1 1 auto; width: auto; }
     .course-batch-speedup svg { width: 100%; height: auto; display: block; background: #fff; color: #222; }
-    .course-batch-speedup .message { color: #C44E52; }
+    .course-batch-speedup .message { color: #B0303A; }
     .course-batch-speedup .legend { display: flex; flex-wrap: wrap; gap: 2px 14px; font-size: 12px; }
     .course-batch-speedup .legend span::before { content: ""; display: inline-block; width: 14px; height: 10px;
       margin-right: 4px; vertical-align: middle; background: var(--sw); border: var(--bd, none); }`;
@@ -85,9 +88,9 @@ function render({ model, el }) {
   range("drafter_share", "drafter size (% of target)", 0, 25, 0.1, row4);
 
   // --- the figure ---
-  const fig = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": `${id}-title` }, root);
-  const title = svg("text", { id: `${id}-title`, x: W / 2, y: 16, "text-anchor": "middle", "font-size": 12 }, fig);
-  const title1 = svg("tspan", { x: W / 2, dy: 0 }, title), title2 = svg("tspan", { x: W / 2, dy: 16 }, title);
+  const fig = svg("svg", { role: "img", "aria-labelledby": `${id}-title` }, root);
+  const title = svg("text", { id: `${id}-title`, y: 16, "text-anchor": "middle", "font-size": 12 }, fig);
+  const title1 = svg("tspan", { dy: 0 }, title), title2 = svg("tspan", { dy: 16 }, title);
   const defs = svg("defs", {}, fig);
   const hatch = svg("pattern", { id: `${id}-hatch`, width: 6, height: 6, patternUnits: "userSpaceOnUse",
                                  patternTransform: "rotate(45)" }, defs);
@@ -95,14 +98,14 @@ function render({ model, el }) {
   svg("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: "#666", "stroke-width": 1.5 }, hatch);
   const spans = {};
   for (const r of [1, 2, 3]) {
-    spans[r] = svg("rect", { y: M.top, height: PH, fill: data.regime_colors[r], "fill-opacity": data.regime_alpha,
+    spans[r] = svg("rect", { y: M.top, fill: data.regime_colors[r], "fill-opacity": data.regime_alpha,
                              "data-regime": r }, fig);
   }
-  const noFit = svg("rect", { y: M.top, height: PH, fill: `url(#${id}-hatch)`, "data-part": "no-fit" }, fig);
+  const noFit = svg("rect", { y: M.top, fill: `url(#${id}-hatch)`, "data-part": "no-fit" }, fig);
   const grid = svg("g", { stroke: "#ccc", "stroke-width": 0.6 }, fig);
   const ticks = svg("g", { "font-size": 11, fill: "#222" }, fig);
-  svg("rect", { x: M.left, y: M.top, width: PW, height: PH, fill: "none", stroke: "#222" }, fig);
-  const breakEven = svg("line", { x1: M.left, x2: M.left + PW, stroke: "#000", "stroke-dasharray": "6 4",
+  const frame = svg("rect", { x: M.left, y: M.top, fill: "none", stroke: "#222" }, fig);
+  const breakEven = svg("line", { x1: M.left, stroke: "#000", "stroke-dasharray": "6 4",
                                   "stroke-width": 1.2 }, fig);
   const fallLine = svg("line", { stroke: "#B07F00", "stroke-dasharray": "2 3", "stroke-width": 1.5 }, fig);
   const line = svg("path", { fill: "none", stroke: "#4C72B0", "stroke-width": 2.2, "data-part": "curve" }, fig);
@@ -110,14 +113,14 @@ function render({ model, el }) {
   const pick = svg("path", { d: "M0,-6 L6,0 L0,6 L-6,0 Z", fill: "#000", "data-part": "pick" }, fig);
   const pickText = svg("text", { "font-size": 12, "data-part": "pick-label", "paint-order": "stroke",
                                  stroke: "#fff", "stroke-width": 3 }, fig);
-  svg("text", { x: M.left + PW / 2, y: H - 8, "text-anchor": "middle", "font-size": 12 }, fig)
-    .textContent = "batch size B (sequences decoded together)";
-  svg("text", { x: 14, y: M.top + PH / 2, "text-anchor": "middle", "font-size": 12,
-                transform: `rotate(-90 14 ${M.top + PH / 2})` }, fig).textContent = "speedup over plain decoding";
+  const xLabel = svg("text", { "text-anchor": "middle", "font-size": 12 }, fig);
+  xLabel.textContent = "batch size B (sequences decoded together)";
+  const yLabel = svg("text", { x: 14, "text-anchor": "middle", "font-size": 12 }, fig);
+  yLabel.textContent = "speedup over plain decoding";
   const hoverLine = svg("line", { stroke: "#555", "stroke-width": 0.8, visibility: "hidden" }, fig);
   const hoverText = svg("text", { "font-size": 12, "data-part": "hover", visibility: "hidden", "paint-order": "stroke",
                                   stroke: "#fff", "stroke-width": 3 }, fig);
-  const hit = svg("rect", { x: M.left, y: M.top, width: PW, height: PH, fill: "transparent",
+  const hit = svg("rect", { x: M.left, y: M.top, fill: "transparent",
                             style: "cursor: crosshair", "data-part": "plot-area" }, fig);
 
   const legend = html("div", { class: "legend", "aria-hidden": "true" }, root);
@@ -136,7 +139,25 @@ function render({ model, el }) {
   const readoutBox = html("div", { class: "readout", "data-part": "readout" }, root);
   const messageBox = html("div", { class: "message", role: "alert", "data-part": "message" }, root);
 
-  let curve = null, top = 1.6, yOf = (s) => M.top + PH * (1 - s / top);
+  let curve = null, top = 1.6;
+  const yOf = (s) => M.top + PH * (1 - s / top);
+
+  function layout() {
+    const width = root.clientWidth || 720;
+    W = Math.round(Math.min(720, Math.max(330, width - 12)));
+    H = W < 520 ? 360 : 420;
+    PW = W - M.left - M.right;
+    PH = H - M.top - M.bottom;
+    fig.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    for (const node of [title, title1, title2]) node.setAttribute("x", W / 2);
+    for (const node of [...Object.values(spans), noFit]) node.setAttribute("height", PH);
+    for (const node of [frame, hit]) { node.setAttribute("width", PW); node.setAttribute("height", PH); }
+    breakEven.setAttribute("x2", M.left + PW);
+    xLabel.setAttribute("x", M.left + PW / 2);
+    xLabel.setAttribute("y", H - 8);
+    yLabel.setAttribute("y", M.top + PH / 2);
+    yLabel.setAttribute("transform", `rotate(-90 14 ${M.top + PH / 2})`);
+  }
 
   function settings() {
     return {
@@ -292,8 +313,21 @@ function render({ model, el }) {
 
   const names = ["model_key", "gpu_key", "n_gpu", "context", "batch", "gamma", "alpha", "drafter_share"];
   for (const name of names) model.on(`change:${name}`, draw);
+  layout();
   draw();
-  return () => { for (const name of names) model.off(`change:${name}`, draw); };
+  // A new column width (a phone turned, a sidebar opened, JupyterLab's panel resized): re-fit.
+  let lastWidth = root.clientWidth;
+  const resize = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
+    if (Math.abs(root.clientWidth - lastWidth) < 8) return;
+    lastWidth = root.clientWidth;
+    layout();
+    draw();
+  }) : null;
+  if (resize) resize.observe(root);
+  return () => {
+    for (const name of names) model.off(`change:${name}`, draw);
+    if (resize) resize.disconnect();
+  };
 }
 
 export default { render };
