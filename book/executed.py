@@ -9,10 +9,10 @@ Python version, and how the book runs a chapter: this file and book/figures.py),
 reused only while none of these has changed.
 
 A page must show what a new reader would see, not the machine's history: each chapter runs with
-HOME (whose IPython startup file applies book/figures.py's size rule to every figure) and the
-progress log (`COURSE_PROGRESS_LOG`, and `COURSE_PROGRESS_DIR` where the progress module reads a
-folder) pointed into an empty temporary folder, so chapter 13's "Your progress"
-shows an empty log. A run is reused only when it says it ran that way (`clean_home` in
+HOME (whose IPython startup file applies book/figures.py's size rule to every figure) pointed into
+an empty temporary folder and no progress log (`COURSE_PROGRESS_LOG=off`, the progress module's
+"no log in this run"; `COURSE_PROGRESS_DIR` also points into the empty folder), so chapter 13's
+"Your progress" shows an empty log. A run is reused only when it says it ran that way (`clean_home` in
 `metadata.course_execution`), so a run stored by another caller with its own log is run again.
 Runs of one chapter take a lock: two processes (the suite's workers) run a chapter once.
 
@@ -85,8 +85,9 @@ def empty_home():
     (removed afterwards); restored on exit. Kernels started inside inherit it.
 
     >>> with empty_home() as home:
-    ...     os.environ["HOME"] == str(home) and os.environ["COURSE_PROGRESS_LOG"].startswith(str(home))
-    True
+    ...     os.environ["HOME"] == str(home), os.environ["COURSE_PROGRESS_LOG"]
+    (True, 'off')
+
     """
     from .figures import STARTUP
 
@@ -99,7 +100,7 @@ def empty_home():
         startup = home / ".ipython" / "profile_default" / "startup"
         startup.mkdir(parents=True)
         (startup / "00-course-book-figures.py").write_text(STARTUP, encoding="utf-8")
-        os.environ["COURSE_PROGRESS_LOG"] = str(home / "progress" / "progress.jsonl")
+        os.environ["COURSE_PROGRESS_LOG"] = "off"          # autograder.progress.log: no log in this run
         os.environ["COURSE_PROGRESS_DIR"] = str(home / "progress")
         try:
             yield home
