@@ -5,11 +5,15 @@
 * under `/srv`: a second checkout of the course, with `solutions/` (two instructor notebooks, hidden
   tests included) and `tests/` (a test file);
 * under `/opt`: an instructor's notes;
-* under `/var/tmp`: a grades file of last term.
+* under `/var/tmp`: a grades file of last term;
+* under `/usr/local/src` and `/usr/local` (inside `/usr`, which the sandbox binds): two more
+  checkouts with `solutions/`, the second with a `gradebook.db` (`/usr/local/course-test-<random>`
+  is itself the checkout).
 
 Every line of every planted file carries the same random token, so a test can say that no line of
 them reached a feedback page by looking for the token. Student code must find none of them (the
-sandbox shows only its allow-list). Where the test cannot write there (not root), it is skipped.
+sandbox shows only its allow-list, and shows `/usr/local/src` and a checkout under `/usr/local`
+empty). Where the test cannot write there (not root), it is skipped.
 """
 from __future__ import annotations
 
@@ -57,7 +61,7 @@ def plant() -> Planted | None:
     """Plant the files (see the module docstring); None where this process may not write there."""
     planted = Planted(f"PLANTED-{uuid.uuid4().hex}")
     try:
-        for top in ("/srv", "/opt", "/var/tmp"):
+        for top in ("/srv", "/opt", "/var/tmp", "/usr/local/src", "/usr/local"):
             root = Path(top) / f"course-test-{uuid.uuid4().hex[:12]}"
             root.mkdir(parents=True)
             planted.roots.append(root)
@@ -81,6 +85,17 @@ def plant() -> Planted | None:
     grades.write_text(f"student_id,chapter,score {token}\nana,03_acceptance_rule,17 {token}\n")
     planted.files += [test, notes, grades]
     planted.folders += [checkout, checkout / "solutions", planted.roots[1], planted.roots[2]]
+    # Checkouts inside /usr: one where sources are kept, one that is a folder of /usr/local itself.
+    for usr_checkout in (planted.roots[3] / "speculative-decoding-course", planted.roots[4]):
+        (usr_checkout / "solutions").mkdir(parents=True, exist_ok=True)
+        path = usr_checkout / "solutions" / f"{CHAPTERS[0]}.ipynb"
+        path.write_text(_tagged_notebook(SOLUTIONS_DIR / f"{CHAPTERS[0]}.ipynb", token))
+        planted.files.append(path)
+        planted.folders.append(usr_checkout / "solutions")
+    planted.folders.append(planted.roots[3] / "speculative-decoding-course")   # (the other one is shown, empty)
+    gradebook = planted.roots[4] / "gradebook.db"
+    gradebook.write_text(f"scores of last term {token}\n")
+    planted.files.append(gradebook)
     return planted
 
 

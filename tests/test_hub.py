@@ -205,6 +205,8 @@ def hub_class():
     layout = HubLayout(root / "state")
     settings = HubSettings(port=free_port(), hub_port=free_port(), api_port=free_port())
     times, out = {}, {}
+    checkout = (lifecycle.SOLUTIONS_DIR, lifecycle.GIT_DIR)
+    out["checkout_modes"] = {"before": [stat.S_IMODE(os.stat(p).st_mode) for p in checkout]}
     try:
         t = time.perf_counter()
         lifecycle.start(roster, layout, settings)
@@ -259,6 +261,7 @@ def hub_class():
         with urllib.request.urlopen(f"http://127.0.0.1:{settings.port}/hub/api", timeout=10) as resp:
             out["api_status"] = resp.status
         out["home_modes"] = {u: stat.S_IMODE(os.stat(pwd.getpwnam(u).pw_dir).st_mode) for u in roster.users}
+        out["checkout_modes"]["during"] = [stat.S_IMODE(os.stat(p).st_mode) for p in checkout]
         out["modes"] = {name: stat.S_IMODE(os.stat(path).st_mode) for name, path in
                         [("exchange", layout.exchange), ("private", layout.private),
                          *[(f, layout.private / f) for f in ("password", "instructor_password", "proxy_token")]]}
@@ -278,6 +281,7 @@ def hub_class():
         out["by_test"] = {"hub": _by_test(out["graded"]), "folder": _by_test(root / "graded")}
         # The instructor's cleanup, then what is left.
         lifecycle.cleanup(layout)
+        out["checkout_modes"]["after"] = [stat.S_IMODE(os.stat(p).st_mode) for p in checkout]
         out["users_left"] = [u for u in roster.users if users.exists(u)]
         out["processes_left"] = subprocess.run(["pgrep", "-f", str(layout.root)], capture_output=True,
                                                text=True).stdout.split()
@@ -319,6 +323,12 @@ def test_homes_are_private_the_exchange_is_777_and_secrets_are_root_only(hub_cla
     modes = hub_class["modes"]
     assert modes.pop("exchange") == 0o777 and modes.pop("private") == 0o700
     assert set(modes.values()) == {0o600}, modes
+
+
+def test_the_checkout_is_closed_to_group_and_others_while_the_hub_runs_and_given_back_after(hub_class):
+    modes = hub_class["checkout_modes"]
+    assert all(not m & 0o077 for m in modes["during"]), modes
+    assert modes["after"] == modes["before"], modes
 
 
 def test_no_solution_is_reachable_from_a_student(hub_class):

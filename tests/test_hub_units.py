@@ -1,6 +1,8 @@
 """The parts of `python -m autograder hub` that need no root and no hub: the roster's checks, the
-exchange's mode, what counts as reachable by students, and the hub configuration written."""
+exchange's mode, what counts as reachable by students, the hub configuration written, the modes
+start changes and cleanup puts back (on a stand-in machine), and the students' copy of the code."""
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -113,3 +115,99 @@ def test_the_hub_refuses_to_start_when_a_pinned_package_is_missing(tmp_path, mon
     assert msg.startswith("the hub refused to start: the course environment") and "\n" not in msg
     assert "sphinx-mathjax-offline==" in msg
     assert not [u for u in roster.users if users.exists(u)] and not (tmp_path / "state").exists()
+
+
+@pytest.fixture
+def machine(tmp_path, monkeypatch):
+    """`lifecycle.start` and `cleanup` on a stand-in machine: a temp folder is the checkout
+    (`solutions/` and `.git` open to their group), homes are temp folders, users a set (ann exists
+    already, with a home of mode 755), and nothing is installed or started."""
+    from autograder.hub import lifecycle, server, users
+
+    checkout, homes = tmp_path / "checkout", tmp_path / "home"
+    for name, mode in (("solutions", 0o775), (".git", 0o2750)):
+        (checkout / name).mkdir(parents=True)
+        os.chmod(checkout / name, mode)
+    (homes / "ann").mkdir(parents=True)
+    os.chmod(homes / "ann", 0o755)
+    existing = {"ann"}
+
+    def ensure_user(user):
+        created = user not in existing
+        existing.add(user)
+        (homes / user).mkdir(exist_ok=True)
+        os.chmod(homes / user, 0o700)
+        return created
+
+    def remove_user(user):
+        existing.discard(user)
+        shutil.rmtree(homes / user, ignore_errors=True)
+
+    monkeypatch.setattr(lifecycle, "SOLUTIONS_DIR", checkout / "solutions")
+    monkeypatch.setattr(lifecycle, "GIT_DIR", checkout / ".git")
+    monkeypatch.setattr(lifecycle.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(lifecycle, "environment_problem", lambda: None)
+    monkeypatch.setattr(lifecycle, "config_problem", lambda *a, **k: None)
+    monkeypatch.setattr(HubLayout, "home", staticmethod(lambda user: homes / user))
+    monkeypatch.setattr(users, "exists", lambda user: user in existing)
+    monkeypatch.setattr(users, "ensure_user", ensure_user)
+    monkeypatch.setattr(users, "remove_user", remove_user)
+    monkeypatch.setattr(users, "kill_processes", lambda user: 0)
+    monkeypatch.setattr(config, "proxy_command", lambda: "configurable-http-proxy")
+    monkeypatch.setattr(config, "write_all", lambda *a: None)
+    monkeypatch.setattr(config, "write_course_dir", lambda roster, layout: layout.course_dir(roster.instructor,
+                                                                                              roster.course))
+    monkeypatch.setattr(config, "server_environment", lambda layout, instructor: {})
+    monkeypatch.setattr(runtime, "build", lambda layout: None)
+    monkeypatch.setattr(exchange, "lay_out", lambda root: root)
+    monkeypatch.setattr(server, "start", lambda layout, url: 0)
+    monkeypatch.setattr(server, "stop_pid", lambda pid: False)
+    return dict(checkout=checkout, homes=homes, existing=existing, layout=HubLayout(tmp_path / "state"))
+
+
+def _modes(*paths):
+    return [stat.S_IMODE(os.stat(p).st_mode) for p in paths]
+
+
+def test_cleanup_puts_back_every_mode_start_changed(machine):
+    """solutions/, .git and a reused user's home get their modes back at cleanup (the step that gives
+    the machine back), those from before the first start even when the hub was started twice."""
+    from autograder.hub import lifecycle
+
+    checkout, homes, layout = machine["checkout"], machine["homes"], machine["layout"]
+    watched = (checkout / "solutions", checkout / ".git", homes / "ann")
+    before = _modes(*watched)
+    roster = Roster("prof", ("ann", "ben"))
+    lifecycle.start(roster, layout, HubSettings(port=1, hub_port=2, api_port=3))
+    assert _modes(homes / "ann") == [0o700]
+    lifecycle.stop(layout)
+    lifecycle.start(roster, layout, HubSettings(port=1, hub_port=2, api_port=3))      # a restart
+    recorded = lifecycle.read_state(layout)["modes"]
+    assert recorded == {str(p): format(m, "04o") for p, m in zip(watched, before)}, recorded
+    lifecycle.cleanup(layout)
+    assert _modes(*watched) == before == [0o775, 0o2750, 0o755]
+    assert machine["existing"] == {"ann"} and not layout.root.exists()      # prof and ben were created
+
+
+def test_a_student_in_the_checkout_s_group_cannot_read_the_solutions(machine):
+    """Closing only the other users' bits would leave solutions/ and .git open to a student in the
+    group that owns the checkout: start closes the group bits too."""
+    from autograder.hub import lifecycle
+
+    checkout = machine["checkout"]
+    lifecycle.start(Roster("prof", ("ann",)), machine["layout"], HubSettings(port=1, hub_port=2, api_port=3))
+    for mode in _modes(checkout / "solutions", checkout / ".git"):
+        assert not mode & 0o077, oct(mode)
+
+
+def test_the_students_copy_of_the_code_carries_chapter_12_s_record(tmp_path):
+    """`specdec.engine.lab_record` reads the record beside the library: the hub's copy has it, at the
+    same relative path, and nothing else of benchmarks/."""
+    from autograder.grading.allowlist import LAB_RECORD
+    from autograder.paths import REPO_ROOT
+
+    dest = runtime.copy_code(tmp_path / "code")
+    if not (REPO_ROOT / LAB_RECORD).is_file():
+        pytest.skip("this copy of the course has no recorded full run")
+    assert (dest / LAB_RECORD).read_bytes() == (REPO_ROOT / LAB_RECORD).read_bytes()
+    assert [p.relative_to(dest) for p in (dest / "benchmarks").rglob("*") if p.is_file()] == [LAB_RECORD]

@@ -4,6 +4,7 @@ import os
 import re
 import sys
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -47,7 +48,12 @@ def test_bwrap_command_binds_only_the_allow_list():
 
     cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(), bwrap="bwrap")
     binds, links = _bound(cmd)
-    assert "/" not in binds and cmd[cmd.index("--remount-ro") + 1] == "/dev" and "/" in cmd
+    remounts = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--remount-ro"]
+    assert "/" not in binds and remounts[-2:] == ["/dev", "/"], remounts
+    # Every emptied folder (a tmpfs over part of an allowed tree) is read-only too.
+    emptied = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--tmpfs" and cmd[i + 1] not in ("/tmp", "/dev/shm")]
+    assert sorted(remounts[:-2]) == sorted(emptied), cmd
+    assert all(d in emptied for d in ("/usr/src", "/usr/local/src") if os.path.isdir(d)), emptied
     for flag in ("--unshare-all", "--die-with-parent", "--new-session"):
         assert flag in cmd
     assert cmd[cmd.index("--bind") + 1:cmd.index("--bind") + 3] == ["/tmp/w", "/tmp/w"]
@@ -100,6 +106,57 @@ def test_links_on_the_way_are_recreated_and_their_targets_bound(tmp_path):
                     "--ro-bind", str(real / "env"), str(real / "env")], args
 
 
+def test_the_lab12_record_is_the_one_file_of_benchmarks_a_kernel_sees():
+    """Chapter 12 prints its recorded full run beside a short run: the sandbox binds that file (where
+    `specdec.engine.lab_record` reads it), and nothing else of `benchmarks/`."""
+    from autograder.grading import allowlist
+    from autograder.paths import REPO_ROOT
+    from specdec.engine import lab_record
+
+    record, bench = REPO_ROOT / allowlist.LAB_RECORD, REPO_ROOT / "benchmarks"
+    assert lab_record.RECORD_PATH == record.resolve()
+    seen = [p for p in allowlist.allowed_paths() if p == bench or bench in p.parents or p in bench.parents]
+    assert seen == ([record] if record.is_file() else []), seen
+    assert [p for p in allowlist.course_library(Path("/c"), Path("/c/autograder"))
+            if "benchmarks" in p.parts] == [Path("/c/benchmarks/results/lab12_cpu.json")]
+
+
+def test_a_checkout_inside_an_allowed_tree_is_emptied_and_its_library_bound_on_top(tmp_path, monkeypatch):
+    """A course kept under /usr/local/src, and another checkout one level below /usr/local, inside an
+    allowed /usr (a temp folder stands for it): a tmpfs over each, then the course's library bound
+    on top; nothing of either checkout is bound."""
+    from autograder.grading import allowlist
+
+    usr = tmp_path / "usr"
+    course = usr / "local" / "src" / "course"
+    for name in ("specdec", "widgets", "autograder/progress", "solutions", "tests", "benchmarks/results"):
+        (course / name).mkdir(parents=True)
+    (course / allowlist.LAB_RECORD).write_text("{}")
+    other = usr / "local" / "old-course"
+    (other / "solutions").mkdir(parents=True)
+    grading = usr / "local" / "share" / "grading-2025"
+    grading.mkdir(parents=True)
+    (grading / "gradebook.db").write_text("")
+    (usr / "local" / "lib" / "python3").mkdir(parents=True)
+    monkeypatch.setattr(allowlist, "REPO_ROOT", course)
+    monkeypatch.setattr(allowlist, "PACKAGE_DIR", course / "autograder")
+    monkeypatch.setattr(allowlist, "SYSTEM", (usr,))
+    monkeypatch.setattr(allowlist, "ETC", ())
+    monkeypatch.setattr(allowlist, "SOURCE_TREES", (usr / "src", usr / "local" / "src"))
+    for name in ("python_trees", "model_trees", "gpu_trees"):
+        monkeypatch.setattr(allowlist, name, lambda: [])
+    masks = allowlist.masked_paths(local=usr / "local")
+    assert set(masks) == {usr / "local" / "src", course, other, grading}, masks
+    args = allowlist.mounts(allowlist.allowed_paths(masks), masks)
+    binds, tmpfs = _bound(["bwrap"] + args)[0], [args[i + 1] for i, a in enumerate(args) if a == "--tmpfs"]
+    assert binds[0] == str(usr) and set(tmpfs) == {str(usr / "local" / "src"), str(other), str(grading)}, args
+    assert {str(course / "specdec"), str(course / "autograder" / "progress"), str(course / allowlist.LAB_RECORD)} \
+        <= set(binds), binds
+    assert args.index(str(usr / "local" / "src")) < args.index(str(course / "specdec")), args
+    for b in binds[1:]:
+        assert b.startswith(str(course) + "/") and not b.startswith((str(course / "solutions"), str(course / "tests")))
+
+
 def test_every_autograder_module_a_notebook_imports_is_in_the_kernel():
     """The in-kernel part of `autograder` (allowlist.KERNEL_MODULES) holds every module the chapters
     import and everything those import in turn (a new import in a chapter fails here, not in grading)."""
@@ -139,6 +196,8 @@ def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path
         "import subprocess; p = subprocess.Popen(['sleep', '31337'], start_new_session=True); print('spawned')",
         "import getpass, os; print(getpass.getuser(), os.path.expanduser('~'))",
         "import os; print(os.environ.get('GRADER_API_TOKEN'), os.environ.get('SPECDEC_LAB_PRESET'))",
+        "from specdec.engine.lab_record import recorded_full_run; print('record', recorded_full_run() is not None)",
+        "open('/usr/local/src/evil', 'w')",
     ], hide=[str(secret)])
     assert "No such file or directory" in outputs[0]
     assert "Read-only file system" in outputs[1]
@@ -148,6 +207,12 @@ def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path
     assert "spawned" in outputs[5]
     assert outputs[6].split() == ["student", "/tmp"], outputs[6]
     assert outputs[7].split() == ["None", "test"], outputs[7]
+    from autograder.grading.allowlist import LAB_RECORD
+    from autograder.paths import REPO_ROOT
+    if (REPO_ROOT / LAB_RECORD).is_file():         # chapter 12's recorded full run is there when graded
+        assert outputs[8].split() == ["record", "True"], outputs[8]
+    if os.path.isdir("/usr/local/src"):            # an emptied folder is read-only too
+        assert "Read-only file system" in outputs[9], outputs[9]
     time.sleep(1)
     import psutil
     alive = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "31337"]]
@@ -276,6 +341,41 @@ def test_cells_the_course_put_in_the_learner_copy_are_never_flagged_for_review()
     nb.cells[demo].source += "\nimport autograder.grading"
     flagged = [n.split(":")[0] for n in review_notebook(nb, reference)]
     assert flagged[-1] == f"cell {last} line 6" and f"cell {demo} line 1" in flagged, flagged
+
+
+@needs_bwrap
+def test_a_course_kept_under_usr_local_src_shows_its_library_and_record_only(monkeypatch):
+    """The course itself under /usr/local/src (inside the allowed /usr): a kernel reads its library and
+    chapter 12's record, and finds neither its solutions nor its tests."""
+    import shutil
+    import uuid
+
+    from autograder.grading import allowlist
+
+    try:
+        root = Path("/usr/local/src") / f"course-test-{uuid.uuid4().hex[:12]}"
+        root.mkdir(parents=True)
+    except OSError:
+        pytest.skip("cannot write under /usr/local/src here (run as root)")
+    try:
+        course = root / "course"
+        for name in ("specdec", "widgets", "autograder/progress", "solutions", "tests", "benchmarks/results"):
+            (course / name).mkdir(parents=True)
+        (course / "specdec" / "lib.py").write_text("LIBRARY = 1")
+        (course / allowlist.LAB_RECORD).write_text('{"seconds": 455}')
+        (course / "solutions" / "01_cost_model.ipynb").write_text("{}")
+        (course / "tests" / "test_hidden.py").write_text("")
+        monkeypatch.setattr(allowlist, "REPO_ROOT", course)
+        monkeypatch.setattr(allowlist, "PACKAGE_DIR", course / "autograder")
+        paths = [course / "specdec" / "lib.py", course / allowlist.LAB_RECORD,
+                 course / "solutions" / "01_cost_model.ipynb", course / "tests" / "test_hidden.py"]
+        out = _run([PROBE.format(paths=[str(p) for p in paths], folders=[str(course / "solutions"), str(root)])])[0]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    lines = out.splitlines()
+    assert lines[0].endswith("READ LIBRARY = 1") and lines[1].endswith('READ {"seconds": 455}'), out
+    assert all(line.endswith("-> No such file or directory") for line in lines[2:5]), out
+    assert lines[5] == f"{root} LISTED ['course']", out
 
 
 def test_a_course_checked_out_under_tmp_stays_visible_read_only(tmp_path, monkeypatch):

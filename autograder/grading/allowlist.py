@@ -10,6 +10,11 @@ folder), its private working folder (the kernel's sockets) and a two-line `/etc/
 * **The system's runtime** (`SYSTEM`): `/usr` holds the programs, the C library and every shared
   library the Python extensions load (BLAS, libstdc++, libgomp), locales and time zones;
   `/bin`, `/sbin`, `/lib*` are, on a merged-/usr system, links into it (recreated as links).
+  Not all of it is shown: the folders of `masked_paths` are empty (a read-only tmpfs over each):
+  where sources and checkouts are kept (`SOURCE_TREES`: `/usr/src`, `/usr/local/src`), the
+  course's own checkout when it lies inside an allowed tree (its library is bound again on top),
+  and any course checkout or grading folder (a folder holding `solutions/` or a `gradebook.db`,
+  `CHECKOUT_MARKS`) up to two levels below `/usr/local`.
 * **A few files of `/etc`** (`ETC`): the dynamic loader's cache and configuration (`ld.so.*`: where
   shared libraries are; `ctypes.util.find_library`, used by torch, reads it through `ldconfig`), the
   time zone (`localtime`, `timezone`: `time.localtime`, datetime), how users are looked up
@@ -22,8 +27,11 @@ folder), its private working folder (the kernel's sockets) and a two-line `/etc/
   its environment parts are bound (`ENVIRONMENT_PARTS`), never the course beside them.
 * **The course library the notebooks import** (`course_library`): `specdec/`, `widgets/` and the
   in-kernel part of `autograder/` (`KERNEL_MODULES`: the test helpers, the integrity guard, the
-  progress log, the Check my work button; the package docstring lists them). Not the rest of
-  the checkout: not `solutions/`, `tests/`, `chapters/`, `.git`, the grading code.
+  progress log, the Check my work button; the package docstring lists them), and one file of
+  `benchmarks/`, chapter 12's recorded full run (`LAB_RECORD`: `specdec.engine.lab_record` prints
+  it beside a short run, so a graded or self-checked chapter 12 shows it as a learner's does). Not
+  the rest of the checkout: not `solutions/`, `tests/`, `chapters/`, `.git`, the grading code, the
+  rest of `benchmarks/`.
 * **Model weights named by the instructor** (`model_trees`): `$SPECDEC_GPT2_DIR`, where chapter 12
   looks for GPT-2 on a GPU, when it is set.
 * **The GPU** (`gpu_trees`, only where `/dev/nvidia*` exists): `/sys`, where the CUDA driver reads
@@ -65,6 +73,15 @@ ENVIRONMENT_PARTS = ("bin", "lib", "lib64", "include", "share", "etc", "ssl", "l
                      "pyvenv.cfg", "x86_64-conda-linux-gnu", "aarch64-conda-linux-gnu")
 
 COURSE_PACKAGES = ("specdec", "widgets")
+
+# Chapter 12's recorded full run, relative to the course's root: the one file of `benchmarks/`
+# that `specdec.engine.lab_record` (RECORD_PATH) reads; the hub's copy of the code carries it too.
+LAB_RECORD = Path("benchmarks", "results", "lab12_cpu.json")
+
+# Where sources (and so checkouts of a course) are kept inside `/usr`: shown empty.
+SOURCE_TREES = (Path("/usr/src"), Path("/usr/local/src"))
+# What makes a folder a course checkout or a grading folder (shown empty wherever it is found).
+CHECKOUT_MARKS = ("solutions", "gradebook.db")
 
 # The modules of `autograder` that run inside the kernel: what the notebooks' setup and test cells
 # import (stats, recording_rng, calls, delegation, progress), what the grader's guard runs there
@@ -118,7 +135,52 @@ def python_trees() -> list[Path]:
 def course_library(root: Path | None = None, package: Path | None = None) -> list[Path]:
     """The course's own code that notebooks import: `specdec/`, `widgets/`, the kernel's `autograder`."""
     root, package = root or REPO_ROOT, package or PACKAGE_DIR
-    return [root / name for name in COURSE_PACKAGES] + [package / name for name in KERNEL_MODULES]
+    return ([root / name for name in COURSE_PACKAGES] + [package / name for name in KERNEL_MODULES]
+            + [root / LAB_RECORD])
+
+
+def _is_checkout(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and not folder.is_symlink() and any(
+            os.path.lexists(folder / mark) for mark in CHECKOUT_MARKS)
+    except OSError:
+        return False
+
+
+def _children(folder: Path) -> list[Path]:
+    try:
+        return [Path(e.path) for e in os.scandir(folder) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def masked_paths(root: Path | None = None, local: Path = Path("/usr/local")) -> list[Path]:
+    """Folders that lie inside an allowed tree (`/usr`) yet must look empty to a kernel (their real
+    paths, those that exist): `SOURCE_TREES`, the course's own checkout, and every folder up to two
+    levels below `local` that holds `solutions/` or a `gradebook.db`. `mounts` lays an empty
+    tmpfs over each that an allowed tree shows, then binds again what is allowed inside it."""
+    root = root or REPO_ROOT
+    found = [*SOURCE_TREES, root]
+    for child in _children(local):
+        found += [child] if _is_checkout(child) else [g for g in _children(child) if _is_checkout(g)]
+    out: list[Path] = []
+    for path in found:
+        path = _real(path)
+        if path.is_dir() and path not in out:
+            out.append(path)
+    return out
+
+
+def _deepest(path: Path, trees) -> Path | None:
+    inside = [t for t in trees if _inside(path, t)]
+    return max(inside, key=lambda t: len(t.parts)) if inside else None
+
+
+def shown(path: Path, bound, masks) -> bool:
+    """True if `path` is visible in a sandbox that binds `bound` and lays `masks` over them: the
+    deepest of them that holds it is a bound tree."""
+    tree, mask = _deepest(path, bound), _deepest(path, masks)
+    return tree is not None and (mask is None or len(tree.parts) > len(mask.parts))
 
 
 def model_trees() -> list[Path]:
@@ -130,45 +192,64 @@ def gpu_trees() -> list[Path]:
     return [Path("/sys")] if glob.glob("/dev/nvidia*") else []
 
 
-def allowed_paths() -> list[Path]:
+def allowed_paths(masks: list[Path] | None = None) -> list[Path]:
     """Every path the kernel sees read-only (by that name), in the order they are bound; those that do
-    not exist here are left out, and so is a path inside an earlier one."""
+    not exist here are left out, and so is a path inside an earlier one, unless it lies in one of
+    `masks` (default `masked_paths()`) inside that one: it is bound again over the mask."""
+    masks = masked_paths() if masks is None else masks
     out: list[Path] = []
     for path in [*SYSTEM, *ETC, *python_trees(), *course_library(), *model_trees(), *gpu_trees()]:
         path = Path(os.path.abspath(path))
         if not os.path.lexists(path):
             continue
-        if any(_inside(path, p) for p in out):
+        if shown(path, out, masks):
             continue
         out.append(path)
     return out
 
 
-def mounts(paths: list[Path]) -> list[str]:
+def mounts(paths: list[Path], masks: list[Path] = ()) -> list[str]:
     """bubblewrap arguments that make each of `paths` visible read-only at its own name: each link on
     the way to it is recreated as a link (`/lib -> usr/lib`, a home folder that is a link), and the
-    real folder or file it leads to is bound there, unless an earlier path already shows it."""
+    real folder or file it leads to is bound there, unless an earlier path already shows it.
+
+    Each of `masks` (real paths) that a bound tree shows is then covered by an empty tmpfs
+    (`--tmpfs`; the sandbox makes it read-only last), and the paths that lie inside it are bound on top."""
     args: list[str] = []
     bound: list[Path] = []
+    laid: list[Path] = []
     made: set[Path] = set()
-    for path in paths:
+
+    def bind(path: Path) -> None:
         here = Path("/")
         for part in path.parts[1:]:
             step = here / part
-            if any(_inside(step, b) for b in bound):       # inside what is already visible
+            if shown(step, bound, laid):       # inside what is already visible
                 here = step
                 continue
             if step.is_symlink():
                 if step not in made:
                     made.add(step)
-                    args += ["--symlink", os.readlink(step), str(step)]
+                    args.extend(["--symlink", os.readlink(step), str(step)])
                 here = _real(step)
             else:
                 here = step
-        if not here.exists() or any(_inside(here, b) for b in bound):
-            continue
+        if not here.exists() or shown(here, bound, laid):
+            return
         bound.append(here)
-        args += ["--ro-bind", str(here), str(here)]
+        args.extend(["--ro-bind", str(here), str(here)])
+
+    masks = [Path(m) for m in masks]
+    under = [p for p in paths if _deepest(_real(p), masks) is not None]
+    for path in paths:
+        if path not in under:
+            bind(path)
+    for mask in masks:
+        if shown(mask, bound, laid) and not any(_inside(b, mask) for b in bound):
+            laid.append(mask)
+            args += ["--tmpfs", str(mask)]
+    for path in under:
+        bind(path)
     return args
 
 

@@ -4,10 +4,11 @@ When the grader (or the self-check) runs a notebook, the kernel is started as
 
     bwrap --size <scratch_bytes> --tmpfs /tmp                          private, bounded scratch (HOME, cwd)
           --ro-bind <path> <path>...  --symlink <target> <link>...     the allow-list, read-only
+          --tmpfs <masked>... --ro-bind <path inside> <path inside>    /usr/src, /usr/local/src, checkouts: empty
           --dev /dev --proc /proc --size <64 MiB> --tmpfs /dev/shm      devices, own processes, shared memory
           --bind <work> <work>                                         a private writable working copy
           --ro-bind <work>/.identity/passwd /etc/passwd ...            who the kernel is (user "student")
-          --remount-ro /dev --remount-ro /                             nothing else can be created
+          --remount-ro <emptied>... --remount-ro /dev --remount-ro /   nothing else can be created
           --unshare-all --die-with-parent --new-session                no network, own PIDs
           python -c <set rlimits> python -m ipykernel_launcher -f <work>/kernel.json
 
@@ -15,8 +16,10 @@ The root starts empty: the kernel sees the system's runtime, the Python environm
 course library it imports, read-only, and nothing else on the machine exists for it (no home
 folder, no other checkout, no `solutions/` or `tests/`, no gradebook, submissions or grading
 output, no `/srv`, `/opt`, `/var`, `/mnt`), and it gets only the environment variables it needs.
-`allowlist` lists each entry and why it is there;
-`policy.hide` still empties a folder that lies inside an allowed one. Student code can write only
+`allowlist` lists each entry and why it is there; inside `/usr` the folders of
+`allowlist.masked_paths` (`/usr/src`, `/usr/local/src`, a course checkout or grading folder) are
+empty, and `policy.hide` still empties a folder that lies inside an allowed one (each such tmpfs
+read-only). Student code can write only
 into its own bounded scratch (`/tmp`, its home and working folder: a tmpfs of `scratch_bytes`, and
 `/dev/shm`, at most 64 MiB; past it a write fails with ENOSPC) and the kernel's connection folder
 (`work`: sockets, a file there is capped at `scratch_bytes` by RLIMIT_FSIZE); it cannot reach the
@@ -150,16 +153,21 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
     scratch = ["--size", str(policy.scratch_bytes)] if policy.scratch_bytes > 0 else []
     # The private /tmp first: a course or an environment under /tmp (as CI may clone it) is bound on top.
     args = [bwrap, *scratch, "--tmpfs", "/tmp"]
-    allowed = allowlist.mounts(allowlist.allowed_paths())
+    # Folders inside an allowed tree that must look empty (sources and checkouts under /usr, this
+    # course's checkout): a tmpfs each, the allowed paths inside them bound again on top.
+    masks = allowlist.masked_paths()
+    allowed = allowlist.mounts(allowlist.allowed_paths(masks), masks)
     args += allowed
+    emptied = [Path(allowed[i + 1]) for i, a in enumerate(allowed) if a == "--tmpfs"]
     # POSIX shared memory and semaphores (multiprocessing, torch) live in /dev/shm: bounded too.
     shm = min(policy.scratch_bytes, SHM_BYTES) if policy.scratch_bytes > 0 else SHM_BYTES
     args += ["--dev", "/dev", "--proc", "/proc", "--size", str(shm), "--tmpfs", "/dev/shm"]
-    # A hidden folder inside an allowed one is emptied (outside them nothing exists to hide).
-    trees = _bound_trees(allowed)
+    # A hidden folder that an allowed one shows is emptied (outside them nothing exists to hide).
+    trees, masked = _bound_trees(allowed), list(emptied)
     for h in dict.fromkeys(Path(os.path.realpath(h)) for h in policy.hide if os.path.isdir(h)):
-        if any(t in h.parents for t in trees) and not any(h == t or h in t.parents for t in trees):
+        if allowlist.shown(h, trees, masked) and not any(h == t or h in t.parents for t in trees):
             args += ["--tmpfs", str(h)]
+            emptied.append(h)
     for device in sorted(glob.glob("/dev/nvidia*")) + (["/dev/dri"] if os.path.exists("/dev/dri") else []):
         args += ["--dev-bind", device, device]         # a GPU chapter can still use the GPU
     args += ["--bind", work, work]
@@ -167,7 +175,10 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
         source = os.path.join(work, IDENTITY, name)
         if os.path.exists(source):
             args += ["--ro-bind", source, f"/etc/{name}"]
-    # Nothing can be created in the root or in /dev: the scratch folders are the only room to write.
+    # Nothing can be created in the root, in /dev or in an emptied folder: the scratch folders are
+    # the only room to write.
+    for folder in emptied:
+        args += ["--remount-ro", str(folder)]
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp",
              "--unshare-all", "--die-with-parent", "--new-session",
              "--unsetenv", "JPY_PARENT_PID",

@@ -6,7 +6,8 @@
     python -m autograder hub grade 02                  # the course's grader on what was collected
     python -m autograder hub return 02                 # feedback pages, math included
     python -m autograder hub stop                      # the hub and every server it started
-    python -m autograder hub cleanup                   # also the users it created and its files
+    python -m autograder hub cleanup                   # also the users it created and its files;
+                                                       # the modes start changed put back
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def add_hub_parser(sub) -> None:
     q.add_argument("--hub-port", type=int, default=8081, help="the hub's internal API port (default 8081)")
     q.add_argument("--proxy-api-port", type=int, default=8001, help="the proxy's API port (default 8001)")
     state(hub.add_parser("stop", help="stop the hub and every server it started"))
-    state(hub.add_parser("cleanup", help="stop, then remove the users the hub created, their homes and its folder"))
+    state(hub.add_parser("cleanup", help="stop, then remove the users the hub created, their homes and its folder, and put back the modes start changed (solutions/, .git, reused users' homes)"))
     q = state(hub.add_parser("release", help="release chapters to the students (the learner copies in chapters/)"))
     q.add_argument("chapters", nargs="+", help="chapter names or numbers, e.g. 02")
     for name, text in (("collect", "collect the students' submissions of a chapter"),

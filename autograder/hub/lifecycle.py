@@ -3,13 +3,19 @@
 `start(roster, layout, settings)`:
  1. preflight: the environment complete (every pin), the proxy installed;
  2. users created or reused (homes 700), the students' Python and code (read-only for them),
-    `solutions/` and the repository's history closed to other users;
+    `solutions/` and the repository's history closed to everyone but their owner (group bits
+    too: a student in the checkout's group must not read them either);
  3. the exchange (mode 777), the configs, the instructor's course directory;
  4. the course config checked as the instructor, with the students' Python (it must import
     `autograder`, or nbgrader would fall back to its defaults), then the hub started.
-`stop` stops the hub and every server it started; `cleanup` also removes the users the hub
-created (killing their processes first: `userdel` refuses otherwise), the instructor's course
-directory and the state folder. Users that existed before are kept.
+`stop` stops the hub and every server it started; `cleanup` gives the machine back: it also removes
+the users the hub created (killing their processes first: `userdel` refuses otherwise), the
+instructor's course directory and the state folder, and puts back every mode `start` changed.
+Users that existed before are kept.
+
+Every mode `start` changes (`solutions/`, `.git`, a reused user's home) is recorded first, in the
+state file's `modes` (path: original mode, octal), before the change; a second `start` keeps the
+first record, so `cleanup` restores the modes from before the first start.
 """
 from __future__ import annotations
 
@@ -45,16 +51,41 @@ def _write_state(layout: HubLayout, state: dict) -> None:
     os.chmod(layout.state, 0o600)
 
 
+def _mode(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(os.lstat(path).st_mode)
+    except OSError:
+        return None
+
+
+def remember_mode(state: dict, path: Path) -> None:
+    """Record `path`'s mode in `state["modes"]` unless an earlier start recorded it (the original)."""
+    mode = _mode(path)
+    if mode is not None:
+        state.setdefault("modes", {}).setdefault(str(path), format(mode, "04o"))
+
+
 def close_to_others(path: Path) -> bool:
-    """Remove every permission of other users on `path` (a folder of instructor-only files); True
-    if it was open."""
-    if not path.exists():
+    """Remove every permission of the group and of other users on `path` (a folder of
+    instructor-only files): only its owner (and root) may enter it. True if it was open."""
+    mode = _mode(path)
+    if mode is None or stat.S_ISLNK(os.lstat(path).st_mode) or not mode & 0o077:
         return False
-    mode = os.stat(path).st_mode
-    if mode & 0o007:
-        os.chmod(path, stat.S_IMODE(mode) & ~0o007)
-        return True
-    return False
+    os.chmod(path, mode & ~0o077)
+    return True
+
+
+def restore_modes(state: dict) -> list[str]:
+    """Put back every mode recorded by `start`; the paths restored."""
+    done = []
+    for path, mode in state.get("modes", {}).items():
+        current = _mode(Path(path))
+        if current is None or stat.S_ISLNK(os.lstat(path).st_mode):
+            continue
+        if current != int(mode, 8):
+            os.chmod(path, int(mode, 8))
+        done.append(path)
+    return done
 
 
 def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
@@ -73,6 +104,15 @@ def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
     layout.private.mkdir(exist_ok=True)
     os.chmod(layout.private, 0o700)
     created = set(old.get("created", []))
+    state = {"roster": asdict(roster), "settings": asdict(settings), "created": sorted(created),
+             "root": str(layout.root), "modes": dict(old.get("modes", {}))}
+    # Every mode this start changes, recorded before it is changed (cleanup puts them back).
+    for user in roster.users:
+        if users.exists(user) and user not in created:
+            remember_mode(state, layout.home(user))
+    for private in (SOLUTIONS_DIR, GIT_DIR):
+        remember_mode(state, private)
+    _write_state(layout, state)
     for user in roster.users:
         if users.ensure_user(user):
             created.add(user)
@@ -80,13 +120,14 @@ def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
         elif user in created:
             _say(f"{user}: user already created by this hub (home mode 700)")
         else:
-            _say(f"{user}: existing user reused, kept at cleanup (home {layout.home(user)} set to mode 700)")
-    state = {"roster": asdict(roster), "settings": asdict(settings), "created": sorted(created),
-             "root": str(layout.root)}
+            _say(f"{user}: existing user reused, kept at cleanup (home {layout.home(user)} set to mode 700, "
+                 f"its mode put back at cleanup)")
+    state["created"] = sorted(created)
     _write_state(layout, state)
     for private in (SOLUTIONS_DIR, GIT_DIR):
         if close_to_others(private):
-            _say(f"{private}: closed to other users (students must not read the solutions)")
+            _say(f"{private}: closed to everyone but its owner, group included (students must not read the "
+                 f"solutions; cleanup puts its mode back)")
     note = runtime.build(layout)
     if note:
         _say(note[0].upper() + note[1:])
@@ -135,5 +176,7 @@ def cleanup(layout: HubLayout) -> None:
     if instructor and course and instructor not in state.get("created", []):
         shutil.rmtree(layout.course_dir(instructor, course), ignore_errors=True)
         _say(f"{instructor}: course directory {layout.course_dir(instructor, course)} removed")
+    for path in restore_modes(state):
+        _say(f"{path}: mode {state['modes'][path]} put back")
     shutil.rmtree(layout.root, ignore_errors=True)
     _say(f"{layout.root}: removed")

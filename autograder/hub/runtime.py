@@ -5,8 +5,8 @@ folder, made from a Python 3 interpreter of the course's version that every user
 the course environment's installed packages (hard links: no copy, and inside the environment's
 own folder, which the grading sandbox of Check my work lets a kernel see) and a student copy of the course
 code (`specdec/`, `widgets/`, `autograder/` with the learner notebooks as the self-check's
-reference, as in `python -m autograder bundle`): never the repository, so never `solutions/`
-or hidden tests. A Python installed under a private home (pyenv in /root, mode 700) cannot be
+reference, and chapter 12's recorded full run `benchmarks/results/lab12_cpu.json`, as in
+`python -m autograder bundle`): never the repository, so never `solutions/` or hidden tests. A Python installed under a private home (pyenv in /root, mode 700) cannot be
 run by anyone else; it is detected and another interpreter of the same version is used, said in
 one line, or the hub refuses to start saying what to install.
 
@@ -24,6 +24,7 @@ import sysconfig
 from pathlib import Path
 
 from ..errors import CourseError
+from ..grading.allowlist import LAB_RECORD
 from ..paths import CHAPTERS_DIR, REPO_ROOT, chapter_names
 from .layout import HubLayout
 
@@ -99,6 +100,11 @@ def copy_code(dest: Path) -> Path:
     dest.mkdir(parents=True)
     for name in CODE_PACKAGES:
         shutil.copytree(REPO_ROOT / name, dest / name, ignore=_IGNORE)
+    # Chapter 12's recorded full run, where `specdec.engine.lab_record` looks for it (beside the
+    # library); the sandbox of Check my work binds this one file of benchmarks/.
+    if (REPO_ROOT / LAB_RECORD).is_file():
+        (dest / LAB_RECORD).parent.mkdir(parents=True)
+        shutil.copyfile(REPO_ROOT / LAB_RECORD, dest / LAB_RECORD)
     reference = dest / "autograder" / "reference"
     reference.mkdir()
     for name in chapter_names():
