@@ -274,7 +274,7 @@ RENDERED_JS = """(index) => {
     const imgs = [...o.querySelectorAll('img')];
     return {mime: o.getAttribute('data-mime-type') || '',
             text: (o.innerText || '').slice(0, 2000),
-            widget: !!o.querySelector('.jupyter-widgets'),
+            widget: !!o.querySelector('.jupyter-widgets, .course-live'),   // ipywidgets; the course's live (anywidget) figures
             images: imgs.length,
             images_loaded: imgs.filter(img => img.complete && img.naturalWidth > 0).length};
   });
