@@ -113,9 +113,9 @@ def main() -> int:
     widget_rows = []
     if not args.quick:
         from widgets.batch_speedup import benchmark_update
-        update_s, redraw_s = benchmark_update()
-        widget_rows.append(("speedup widget: one update (5 repeats, median)", update_s, redraw_s,
-                            "budget column = a bare matplotlib redraw of the same figure"))
+        update_s, curve_s = benchmark_update()
+        widget_rows.append(("speedup widget: one Python-side update (5 repeats, median)", update_s, curve_s,
+                            "budget column = computing the curve alone (the page draws it in the browser)"))
     if args.class_size:
         from bench import format_benchmark, grading_benchmark      # benchmarks/bench.py, beside this script
         b = grading_benchmark(args.class_size, serial_students=args.serial_students)
