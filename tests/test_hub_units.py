@@ -211,3 +211,25 @@ def test_the_students_copy_of_the_code_carries_chapter_12_s_record(tmp_path):
         pytest.skip("this copy of the course has no recorded full run")
     assert (dest / LAB_RECORD).read_bytes() == (REPO_ROOT / LAB_RECORD).read_bytes()
     assert [p.relative_to(dest) for p in (dest / "benchmarks").rglob("*") if p.is_file()] == [LAB_RECORD]
+
+
+def test_a_zombie_is_no_running_process_and_does_not_hold_up_a_cleanup():
+    """A dead process whose parent has not collected it (a zombie) survives every signal: it is not
+    counted among a user's running processes, so removing the user does not wait on it forever."""
+    import getpass
+    import os
+    import time
+
+    from autograder.hub import users
+
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    try:
+        deadline = time.monotonic() + 10
+        while pid in users.processes(getpass.getuser()) and time.monotonic() < deadline:
+            time.sleep(0.05)                       # until the child has exited (uncollected: a zombie)
+        assert pid not in users.processes(getpass.getuser()), "a zombie is counted as running"
+        assert pid in users.processes(getpass.getuser(), zombies=True), "the zombie is not listed when asked for"
+    finally:
+        os.waitpid(pid, 0)

@@ -56,9 +56,17 @@ def run_as(user: str, cmd: list[str], *, env: dict | None = None, cwd: Path | No
                           env=env, cwd=str(cwd or entry.pw_dir), timeout=timeout)
 
 
-def processes(user: str) -> list[int]:
-    proc = subprocess.run(["pgrep", "-u", user], capture_output=True, text=True)
-    return [int(p) for p in proc.stdout.split()]
+def processes(user: str, zombies: bool = False) -> list[int]:
+    """The pids of `user`'s processes. Zombies (already dead, waiting for their parent to collect
+    their exit status) are left out unless asked for: no signal removes them, so waiting for them
+    to go would wait on a parent that is not the user's."""
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["pid", "username", "status"]):
+        if proc.info["username"] == user and (zombies or proc.info["status"] != psutil.STATUS_ZOMBIE):
+            found.append(proc.info["pid"])
+    return sorted(found)
 
 
 def kill_processes(user: str, wait: float = 15.0) -> int:
@@ -80,6 +88,8 @@ def remove_user(user: str) -> None:
     if not exists(user):
         return
     kill_processes(user)
-    proc = subprocess.run(["userdel", "--remove", user], capture_output=True, text=True)
+    # Only zombies can be left: userdel counts them as running, and --force is safe with nothing alive.
+    force = ["--force"] if processes(user, zombies=True) else []
+    proc = subprocess.run(["userdel", *force, "--remove", user], capture_output=True, text=True)
     if proc.returncode not in (0, 12):        # 12: home or mail spool already gone
         raise CourseError(f"could not remove the user {user}: {proc.stderr.strip() or proc.returncode}")
