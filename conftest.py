@@ -40,3 +40,21 @@ def learners_folder_is_never_touched():
     assert LEARNER_DIR.exists() == existed and after == before, (
         f"the test session changed {LEARNER_DIR}: "
         f"{sorted(set(after.items()) ^ set(before.items()))[:10]}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Keep each `xdist_group` on one worker under `--dist loadgroup` (what `./course test` runs).
+
+    pytest-xdist 3.8 marks a grouped test by appending `@group` to `item._nodeid`, which pytest 9 no
+    longer reads (a node's id lives in `item._id`): every group was split across workers, so the
+    hostile batch and the hub were each built twice. This does the same through `_id`."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        if names and "@" not in item.nodeid:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")
