@@ -112,7 +112,7 @@ process.stdout.write(JSON.stringify(xs.map((x) => [m.fmtFixed(x, 0, true), m.fmt
     rng = np.random.default_rng(7)
     xs = [float(v) for v in np.concatenate([rng.uniform(0, 10, 60), 10 ** rng.uniform(-3, 7, 60),
                                             [0.8, 0.99, 0.05, 1755.4, 131072, 1e-5, 2.5e6]])]
-    got = run_node(runner, "batch_speedup_math.js", xs, tmp_path)
+    got = run_node(runner, "pyformat.js", xs, tmp_path)
     for x, js in zip(xs, got):
         assert js == [f"{x:,.0f}", f"{x:,.1f}", f"{x:.2f}", f"{x:.3f}", f"{x:g}", f"{x:.3g}"], x
     assert math.isfinite(sum(xs))

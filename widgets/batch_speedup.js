@@ -4,7 +4,8 @@
 // gives it a small model read from the widget state saved in the executed notebook.
 // The maths lives in batch_speedup_math.js (tested against specdec in Node); Python inlines it
 // in front of this file, because a module loaded from a string cannot import a relative file.
-import { B_MAX, batchSpeedupCurve, fitMessage, fmtFixed, isMoe, readout, regimeName } from "./batch_speedup_math.js";
+import { B_MAX, batchSpeedupCurve, fitMessage, isMoe, readout, regimeName } from "./batch_speedup_math.js";
+import { fmtFixed } from "./pyformat.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const M = { left: 56, right: 16, top: 46, bottom: 44 };

@@ -10,6 +10,8 @@
 //   const curve = batchSpeedupCurve(data.models["llama-3.1-8b"], data.gpus.H100, 64, 3, 0.8, share, 1, data);
 //   curve.speedupAt(64)   // 2.49...
 
+import { fmtFixed, fmtG } from "./pyformat.js";
+
 export const B_MAX = 4096;
 
 export function isMoe(model) { return model.n_experts > 0; }
@@ -122,34 +124,6 @@ export function maxBatchInMemory(target, gpu, T, drafter, nGpu) {
   let perSequence = T * target.kv_bytes_per_token;
   if (drafter) { free -= weightBytes(drafter); perSequence += T * drafter.kv_bytes_per_token; }
   return Math.max(0, Math.floor(free / perSequence));
-}
-
-// --- formatting as Python's format specs do it (the readout must read the same in both) ----------
-
-// f"{x:,.{d}f}" / f"{x:.{d}f}": fixed decimals, optional thousands commas.
-export function fmtFixed(x, d, commas = false) {
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : x < 0 ? "-inf" : "nan";
-  let s = x.toFixed(d);
-  if (!commas) return s;
-  const neg = s.startsWith("-");
-  if (neg) s = s.slice(1);
-  const [whole, frac] = s.split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return (neg ? "-" : "") + grouped + (frac !== undefined ? "." + frac : "");
-}
-
-// f"{x:.{p}g}" (p significant digits, trailing zeros dropped), for the moderate numbers shown here.
-export function fmtG(x, p = 6) {
-  if (x === 0) return "0";
-  const exp = Math.floor(Math.log10(Math.abs(Number(x.toPrecision(p)))));
-  if (exp < -4 || exp >= p) {
-    const [m, e] = x.toExponential(p - 1).split("e");
-    const mant = m.includes(".") ? m.replace(/0+$/, "").replace(/\.$/, "") : m;
-    const n = Number(e);
-    return `${mant}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
-  }
-  const s = x.toFixed(Math.max(0, p - 1 - exp));
-  return s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
 }
 
 // --- the curve: widgets.batch_speedup.batch_speedup_curve ------------------------------------------
