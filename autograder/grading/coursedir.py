@@ -5,7 +5,7 @@ nbgrader wants a course directory (`source/<assignment>/<notebook>.ipynb`, a gra
 chapter is an nbgrader assignment named after its file stem. `CourseDir.create` builds
 such a directory (its folders are named in `autograder.paths.NbgraderLayout`); its
 methods run nbgrader's API in this process, with the environment's `bin/` on PATH
-(nbgrader shells out to `alembic`) and the `GradingSettings` handed to the executor.
+and the `GradingSettings` handed to the executor.
 """
 from __future__ import annotations
 
@@ -55,7 +55,11 @@ class CourseDir:
         from nbgrader.coursedir import CourseDirectory
         from traitlets.config.loader import PyFileConfigLoader
 
-        # nbgrader shells out to `alembic` when it creates a gradebook.
+        from .gradebook_schema import stamp_in_process
+
+        # nbgrader would start an `alembic` process for each new gradebook (gradebook_schema.py says
+        # why not); PATH keeps the environment's bin/ first for anything else nbgrader runs.
+        stamp_in_process()
         os.environ["PATH"] = nbgrader_env()["PATH"]
         config = PyFileConfigLoader(self.layout.config_file.name, path=str(self.root)).load_config()
         config.CourseDirectory.root = str(self.root)
