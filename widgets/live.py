@@ -70,3 +70,20 @@ class Text:
 
     def __init__(self, value: str = ""):
         self.value = value
+
+
+class Action:
+    """A button of a live widget, seen from Python: `.click()` does what pressing it in the page does
+    and returns what the action returns.
+
+    >>> pressed = []
+    >>> b = Action("reset", lambda: pressed.append(1) or True, tooltip="start over")
+    >>> b.click(), pressed, b.description
+    (True, [1], 'reset')
+    """
+
+    def __init__(self, description: str, callback, tooltip: str = ""):
+        self.description, self.tooltip, self._callback = description, tooltip, callback
+
+    def click(self):
+        return self._callback()
