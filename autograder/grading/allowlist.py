@@ -1,46 +1,10 @@
 """What a grading kernel can see: an allow-list, each entry with the reason it is there.
 
 A sandboxed kernel (`sandbox.bwrap_command`) starts from an empty root and gets, read-only, exactly
-the paths below; nothing else on the machine exists inside it ("No such file or directory"): no
-home folder, no `/srv`, `/opt`, `/var`, `/mnt`, no other checkout of the course, no `solutions/` or
-`tests/` of any course, no grading folder or submissions. Beside them it gets a fresh `/proc` (its
-own processes only), a minimal `/dev`, its bounded scratch (`/tmp`, also its home and working
-folder), its private working folder (the kernel's sockets) and a two-line `/etc/passwd` naming it.
-
-* **The system's runtime** (`SYSTEM`): `/usr` holds the programs, the C library and every shared
-  library the Python extensions load (BLAS, libstdc++, libgomp), locales and time zones;
-  `/bin`, `/sbin`, `/lib*` are, on a merged-/usr system, links into it (recreated as links).
-  Not all of it is shown: the folders of `masked_paths` are empty (a read-only tmpfs over each):
-  where sources and checkouts are kept (`SOURCE_TREES`: `/usr/src`, `/usr/local/src`), the
-  course's own checkout when it lies inside an allowed tree (its library is bound again on top),
-  and any course checkout or grading folder (a folder holding `solutions/` or a `gradebook.db`,
-  `CHECKOUT_MARKS`) up to two levels below `/usr/local`.
-* **A few files of `/etc`** (`ETC`): the dynamic loader's cache and configuration (`ld.so.*`: where
-  shared libraries are; `ctypes.util.find_library`, used by torch, reads it through `ldconfig`), the
-  time zone (`localtime`, `timezone`: `time.localtime`, datetime), how users are looked up
-  (`nsswitch.conf`, read by the C library with the generated `passwd`/`group`), and Debian's
-  `alternatives` (links into `/usr` naming the chosen BLAS/LAPACK).
-* **The Python installation and the course's environment** (`python_trees`): the interpreter's
-  prefixes (a venv, a conda environment or pyenv's Python, wherever they live, even under a home
-  folder or inside the checkout: exactly that folder, not its parent), and a user site-packages
-  folder when this Python uses one. Where an environment folder holds the course itself, only
-  its environment parts are bound (`ENVIRONMENT_PARTS`), never the course beside them.
-* **The course library the notebooks import** (`course_library`): `specdec/`, `widgets/` and the
-  in-kernel part of `autograder/` (`KERNEL_MODULES`: the test helpers, the integrity guard, the
-  progress log, the Check my work button; the package docstring lists them), and one file of
-  `benchmarks/`, chapter 12's recorded full run (`LAB_RECORD`: `specdec.engine.lab_record` prints
-  it beside a short run, so a graded or self-checked chapter 12 shows it as a learner's does). Not
-  the rest of the checkout: not `solutions/`, `tests/`, `chapters/`, `.git`, the grading code, the
-  rest of `benchmarks/`.
-* **Model weights named by the instructor** (`model_trees`): `$SPECDEC_GPT2_DIR`, where chapter 12
-  looks for GPT-2 on a GPU, when it is set.
-* **The GPU** (`gpu_trees`, only where `/dev/nvidia*` exists): `/sys`, where the CUDA driver reads
-  the devices' topology. The device files themselves are bound by the sandbox.
-
-The same holds for environment variables (`visible_environment`): the kernel gets those that
-say where Python, its packages and libraries are, how many threads to use, the locale, the GPU
-and the course's own settings (`ENVIRONMENT`, `ENVIRONMENT_PREFIXES`), not the grader's others
-(a token, a password, a cloud key a shell may hold).
+`allowed_paths()`, with the folders of `masked_paths()` shown empty, and the environment variables
+`visible_environment` keeps; nothing else on the machine exists inside it. Each constant and
+function below says why its entries are there. What this defends against, and the summary a
+grader reads, is the README's threat model (section "For instructors", paragraph "Threat model").
 
     >>> visible_environment({"PATH": "/usr/bin", "SPECDEC_LAB_PRESET": "test", "AWS_SECRET_ACCESS_KEY": "x"})
     {'PATH': '/usr/bin', 'SPECDEC_LAB_PRESET': 'test'}
@@ -62,8 +26,16 @@ from pathlib import Path
 
 from ..paths import PACKAGE_DIR, REPO_ROOT
 
+# The system's runtime: `/usr` holds the programs, the C library and every shared library the Python
+# extensions load (BLAS, libstdc++, libgomp), locales and time zones; `/bin`, `/sbin`, `/lib*` are, on
+# a merged-/usr system, links into it (recreated as links). Parts of it are shown empty: `masked_paths`.
 SYSTEM = (Path("/usr"), Path("/bin"), Path("/sbin"), Path("/lib"), Path("/lib32"), Path("/lib64"), Path("/libx32"))
 
+# A few files of `/etc`: the dynamic loader's cache and configuration (`ld.so.*`: where shared
+# libraries are; `ctypes.util.find_library`, used by torch, reads it through `ldconfig`), the time zone
+# (`localtime`, `timezone`: `time.localtime`, datetime), how users are looked up (`nsswitch.conf`, read
+# by the C library with the generated `passwd`/`group`, `identity_files`), and Debian's `alternatives`
+# (links into `/usr` naming the chosen BLAS/LAPACK).
 ETC = tuple(Path("/etc") / name for name in (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "nsswitch.conf", "alternatives"))
 
@@ -75,7 +47,8 @@ ENVIRONMENT_PARTS = ("bin", "lib", "lib64", "include", "share", "etc", "ssl", "l
 COURSE_PACKAGES = ("specdec", "widgets")
 
 # Chapter 12's recorded full run, relative to the course's root: the one file of `benchmarks/`
-# that `specdec.engine.lab_record` (RECORD_PATH) reads; the hub's copy of the code carries it too.
+# that `specdec.engine.lab_record` (RECORD_PATH) reads, printing it beside a short run, so a graded or
+# self-checked chapter 12 shows it as a learner's does; the hub's copy of the code carries it too.
 LAB_RECORD = Path("benchmarks", "results", "lab12_cpu.json")
 
 # Where sources (and so checkouts of a course) are kept inside `/usr`: shown empty.
@@ -91,6 +64,9 @@ KERNEL_MODULES = ("__init__.py", "calls.py", "delegation.py", "errors.py", "grad
                   "learner/notebook_check.py")
 
 
+# The variables a kernel gets: where Python, its packages and libraries are, how many threads to use,
+# the locale, the GPU and the course's own settings; not the grader's others (a token, a password, a
+# cloud key a shell may hold).
 ENVIRONMENT = (
     "PATH", "PYTHONPATH", "PYTHONWARNINGS", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
     "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "LD_LIBRARY_PATH",
@@ -102,7 +78,8 @@ ENVIRONMENT_PREFIXES = ("LC_", "SPECDEC_", "PYTORCH_")
 
 
 def visible_environment(env: dict) -> dict:
-    """The variables of `env` a kernel gets (see the module docstring)."""
+    """The variables of `env` a kernel gets: those named in `ENVIRONMENT` or starting with one of
+    `ENVIRONMENT_PREFIXES`."""
     return {k: v for k, v in env.items() if k in ENVIRONMENT or k.startswith(ENVIRONMENT_PREFIXES)}
 
 
@@ -115,7 +92,12 @@ def _real(path: Path) -> Path:
 
 
 def python_trees() -> list[Path]:
-    """This interpreter's installation and environment (their real folders), plus its user site."""
+    """This interpreter's installation and environment (their real folders), plus its user site.
+
+    The interpreter's prefixes (a venv, a conda environment or pyenv's Python, wherever they live, even
+    under a home folder or inside the checkout: exactly that folder, not its parent), and a user
+    site-packages folder when this Python uses one. Where an environment folder holds the course
+    itself, only its environment parts are given (`ENVIRONMENT_PARTS`), never the course beside them."""
     prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
                 str(Path(os.path.realpath(sys.executable)).parent.parent)}
     trees = [_real(Path(p)) for p in sorted(prefixes)]
@@ -133,7 +115,9 @@ def python_trees() -> list[Path]:
 
 
 def course_library(root: Path | None = None, package: Path | None = None) -> list[Path]:
-    """The course's own code that notebooks import: `specdec/`, `widgets/`, the kernel's `autograder`."""
+    """The course's own code that notebooks import: `specdec/`, `widgets/`, the kernel's `autograder`
+    (`KERNEL_MODULES`), and chapter 12's recorded run (`LAB_RECORD`). Not the rest of the checkout:
+    not `solutions/`, `tests/`, `chapters/`, `.git`, the grading code, the rest of `benchmarks/`."""
     root, package = root or REPO_ROOT, package or PACKAGE_DIR
     return ([root / name for name in COURSE_PACKAGES] + [package / name for name in KERNEL_MODULES]
             + [root / LAB_RECORD])
@@ -184,11 +168,15 @@ def shown(path: Path, bound, masks) -> bool:
 
 
 def model_trees() -> list[Path]:
+    """Model weights named by the instructor: `$SPECDEC_GPT2_DIR`, where chapter 12 looks for GPT-2 on
+    a GPU, when it is set."""
     where = os.environ.get("SPECDEC_GPT2_DIR")
     return [Path(where)] if where else []
 
 
 def gpu_trees() -> list[Path]:
+    """`/sys`, where the CUDA driver reads the devices' topology, only where `/dev/nvidia*` exists (the
+    device files themselves are bound by the sandbox)."""
     return [Path("/sys")] if glob.glob("/dev/nvidia*") else []
 
 

@@ -1,40 +1,12 @@
 """Kernels for student code, each in a bubblewrap sandbox that shows only what the kernel needs.
 
-When the grader (or the self-check) runs a notebook, the kernel is started as
-
-    bwrap --size <scratch_bytes> --tmpfs /tmp                          private, bounded scratch (HOME, cwd)
-          --ro-bind <path> <path>...  --symlink <target> <link>...     the allow-list, read-only
-          --tmpfs <masked>... --ro-bind <path inside> <path inside>    /usr/src, /usr/local/src, checkouts: empty
-          --dev /dev --proc /proc --size <64 MiB> --tmpfs /dev/shm      devices, own processes, shared memory
-          --bind <work> <work>                                         a private writable working copy
-          --ro-bind <work>/.identity/passwd /etc/passwd ...            who the kernel is (user "student")
-          --remount-ro <emptied>... --remount-ro /dev --remount-ro /   nothing else can be created
-          --unshare-all --die-with-parent --new-session                no network, own PIDs
-          python -c <set rlimits> python -m ipykernel_launcher -f <work>/kernel.json
-
-The root starts empty: the kernel sees the system's runtime, the Python environment and the
-course library it imports, read-only, and nothing else on the machine exists for it (no home
-folder, no other checkout, no `solutions/` or `tests/`, no gradebook, submissions or grading
-output, no `/srv`, `/opt`, `/var`, `/mnt`), and it gets only the environment variables it needs.
-`allowlist` lists each entry and why it is there; inside `/usr` the folders of
-`allowlist.masked_paths` (`/usr/src`, `/usr/local/src`, a course checkout or grading folder) are
-empty, and `policy.hide` still empties a folder that lies inside an allowed one (each such tmpfs
-read-only). Student code can write only
-into its own bounded scratch (`/tmp`, its home and working folder: a tmpfs of `scratch_bytes`, and
-`/dev/shm`, at most 64 MiB; past it a write fails with ENOSPC) and the kernel's connection folder
-(`work`: sockets, a file there is capped at `scratch_bytes` by RLIMIT_FSIZE); it cannot reach the
-network, runs under a memory and CPU-time limit, and every process it starts dies with the
-sandbox (its own PID namespace). Where the grader may create cgroups, the kernel also runs in
-its own (`cgroups.KernelCgroup`): at most `max_processes` processes and threads at once, and its
-memory plus its scratch's pages at most `memory_bytes + scratch_bytes`. The kernel talks to the
-grader over Unix sockets (`ipc` transport) in the working folder, because it has no network.
-Interrupts go over the control channel (the kernel is in its own session, out of reach of
-signals to the grader's group).
-
-Where bubblewrap is missing (`apt-get install bubblewrap`), `SandboxedKernelManager`
-falls back to an ordinary kernel with the same limits and says loudly, once per run,
-that student code is NOT isolated from the grader. See the README's instructor section
-for the threat model and the container alternative.
+`SandboxedKernelManager` starts every grading (and self-check) kernel through `bwrap_command`: an
+empty root with the allow-list bound read-only (`allowlist`, which says why each entry is there), a
+bounded scratch as its only room to write, no network, its own PIDs, rlimits (`limited`) and, where
+the grader may create one, a cgroup (`cgroups.KernelCgroup`). Without bubblewrap it falls back to an
+ordinary kernel with the same limits and says loudly that student code is NOT isolated. What the
+kernel sees and may do, the limits' defaults and the container alternative are the README's threat
+model (section "For instructors", paragraph "Threat model").
 
     >>> policy = SandboxPolicy(scratch_bytes=2**20, cpu_seconds=60)   # a GradingSettings
     >>> cmd = bwrap_command(["python", "-m", "ipykernel_launcher"], "/tmp/w", policy, bwrap="bwrap")
@@ -149,7 +121,20 @@ def _bound_trees(args: list[str]) -> list[Path]:
 
 def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) -> list[str]:
     """The bwrap command line that runs `cmd` in a sandbox that shows only the allow-list (read-only),
-    its scratch and `work` (its only writable folder on disk)."""
+    its scratch and `work` (its only writable folder on disk):
+
+        bwrap --size <scratch_bytes> --tmpfs /tmp                          private, bounded scratch (HOME, cwd)
+              --ro-bind <path> <path>...  --symlink <target> <link>...     the allow-list, read-only
+              --tmpfs <masked>... --ro-bind <path inside> <path inside>    /usr/src, /usr/local/src, checkouts: empty
+              --dev /dev --proc /proc --size <64 MiB> --tmpfs /dev/shm      devices, own processes, shared memory
+              --bind <work> <work>                                         a private writable working copy
+              --ro-bind <work>/.identity/passwd /etc/passwd ...            who the kernel is (user "student")
+              --remount-ro <emptied>... --remount-ro /dev --remount-ro /   nothing else can be created
+              --unshare-all --die-with-parent --new-session                no network, own PIDs
+              python -c <set rlimits> python -m ipykernel_launcher -f <work>/kernel.json
+
+    The last line is `limited(cmd)`, which the caller passes in. Besides the allow-list's masks,
+    `policy.hide` still empties a folder that lies inside an allowed one (each such tmpfs read-only)."""
     scratch = ["--size", str(policy.scratch_bytes)] if policy.scratch_bytes > 0 else []
     # The private /tmp first: a course or an environment under /tmp (as CI may clone it) is bound on top.
     args = [bwrap, *scratch, "--tmpfs", "/tmp"]
@@ -208,10 +193,15 @@ def _seed_matplotlib_cache(work: Path) -> None:
 
 
 class SandboxedKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernels run in a bubblewrap sandbox (see the module docstring).
+    """A kernel manager whose kernels run in a bubblewrap sandbox (`bwrap_command`), or, where
+    bubblewrap is missing, in an ordinary process with the same limits and a warning, once per run,
+    that student code is NOT isolated (an error with `policy.require_isolation`).
 
     `policy` is set by the executor before the kernel starts. The working folder is private
-    to this kernel and removed by `cleanup_resources`."""
+    to this kernel and removed by `cleanup_resources`. A sandboxed kernel has no network, so it
+    talks to the grader over Unix sockets (`ipc` transport) in that folder, and, being in its own
+    session, out of reach of signals to the grader's group, it is interrupted over the control
+    channel."""
 
     policy: SandboxPolicy = SandboxPolicy()
 
