@@ -12,17 +12,8 @@
 The coding drills and their tests are read from the chapter's solution notebook, so the
 terminal and the notebook grade the same way (`autograder.learner.coding_drills`). Results go
 into the progress log (`autograder.progress.log_path`: the same file the notebooks and `check` use).
-
-Where each kind of drill lives (five files, four packages):
-
-* the coding drills' statements, hints, visible and hidden tests: chapter 13's notebook
-  (`solutions/13_interview_drills.ipynb`; `chapters/` in a bundle), cells `ex_drill_<name>`;
-  `autograder/learner/coding_drills.py` reads them and runs an answer file against them;
-* the numeric drills' questions, answers and tolerances: `specdec/drills.py` (`KINDS`,
-  `make_question`, `grade`); their form in a notebook: `widgets/drills.py`;
-* the clock, the attempt count and the log every path writes: `autograder/progress/`
-  (`drills.py` the clock and answers, `log.py` the file, `summary.py` the summaries and advice);
-* the terminal's commands: this module.
+Where each kind of drill lives, and how attempts are counted: docs/AUTHORING.md, section "Interview
+drills (chapter 13)".
 """
 from __future__ import annotations
 
@@ -58,6 +49,7 @@ def _plain(markdown: str) -> str:
 
 
 def _pick(drills: dict[str, CodingDrill], events: list[dict], rng: random.Random) -> str:
+    """The drill `drill` with no name gives: one never done, else one of the weakest topic."""
     from specdec.drills import KINDS
     names = list(drills) + list(KINDS)
     done = {e.get("drill") for e in events if e.get("type") == "drill"}
