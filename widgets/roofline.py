@@ -5,9 +5,12 @@ The curve is flat while the pass is memory-bound (checking more tokens adds arit
 not bytes), bends at the knee `k* = (t_W + B t_K) / (B t_F)` and then rises with slope
 `B t_F` per extra token.
 
-`roofline_curve` computes a curve (pure, no display), `plot_roofline` draws curves on a
-matplotlib Axes, and `roofline_widget` returns an ipywidgets box with dropdowns for the
-model and the GPU and sliders for n_gpu, the batch B and the context T_bar.
+`roofline_curve` computes a curve (pure, no display) and is the reference; `plot_roofline` draws
+curves on a matplotlib Axes (the chapter's static figures); `roofline_widget` returns the live
+explorer: dropdowns for the model and the GPU, sliders for n_gpu, the batch B and the context T̄.
+Its front end (`roofline.js`, maths in `roofline_math.js`, a port tested against this module) draws
+the curve in SVG and recomputes it in the browser, in JupyterLab and in the book alike; hover the
+plot to read the time of a pass at any k.
 
     >>> from specdec.hardware import GPUS
     >>> from specdec.model_specs import MODELS
@@ -18,17 +21,29 @@ model and the GPU and sliders for n_gpu, the batch B and the context T_bar.
     True
     >>> round(c.slope * 1e3, 4)                     # ms per extra token past the knee
     0.0162
+    >>> hover_text(c, 500)
+    'k = 500: a pass takes 8.119 ms, 1.69 decode steps'
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 
+import anywidget
 import numpy as np
+import traitlets
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from specdec.cost_model import step_cost
+from specdec.cost_model import StepCost, max_sequences, step_cost
 from specdec.hardware import GPU, GPUS
 from specdec.model_specs import MODELS, ModelSpec
+from widgets.live import Control, Text, es_module
+
+K_MAX = 4096                  # the widget's k axis: 1 .. K_MAX tokens per sequence
+N_POINTS = 300
+# The sliders: (min, max, step). The page builds its sliders from these (sent in the widget's data).
+RANGES = {"n_gpu": (1, 8, 1), "batch": (1, 256, 1), "context": (0, 32768, 256)}
+FREE_COLOR, COMPUTE_COLOR = "#2CA02C", "#D62728"     # the flat (free) part, the compute-bound part
 
 
 @dataclass(frozen=True)
@@ -44,10 +59,15 @@ class RooflineCurve:
     slope: float             # B t_F, seconds per extra token past the knee
     B: int
     T_bar: float
+    cost: StepCost | None = field(default=None, repr=False)
+
+    def time_at(self, k: int) -> float:
+        """t_pass(B, k) in seconds, at any k (not only the grid's)."""
+        return float(self.cost.t_pass(self.B, k))
 
 
 def roofline_curve(model: ModelSpec, gpu: GPU, n_gpu: int = 1, B: int = 1, T_bar: float = 0.0,
-                   k_max: int = 4096, n_points: int = 300, t_0: float = 0.0) -> RooflineCurve:
+                   k_max: int = K_MAX, n_points: int = N_POINTS, t_0: float = 0.0) -> RooflineCurve:
     """t_pass(B, k) at about `n_points` log-spaced integers k in [1, k_max] (the knee included)."""
     if isinstance(k_max, bool) or not isinstance(k_max, (int, np.integer)) or k_max < 2:
         raise ValueError(f"k_max must be an integer >= 2, got {k_max!r}")
@@ -69,6 +89,7 @@ def roofline_curve(model: ModelSpec, gpu: GPU, n_gpu: int = 1, B: int = 1, T_bar
         slope=B * cost.t_F,
         B=B,
         T_bar=float(T_bar),
+        cost=cost,
     )
 
 
@@ -86,7 +107,7 @@ def plot_roofline(curves, ax, mark_knee: bool = True, label_knee: bool = True, u
             ax.axvline(curve.knee_k, color=color, ls=":", lw=1)
             ax.plot([curve.knee_k], [curve.memory_time / unit], "o", color=color, ms=6)
         if mark_knee and label_knee and curve.knee_k <= curve.k[-1]:
-            ax.annotate(f"knee k ≈ {curve.knee_k:.0f}", (curve.knee_k, curve.memory_time / unit),
+            ax.annotate(knee_label(curve), (curve.knee_k, curve.memory_time / unit),
                         textcoords="offset points", xytext=(-8, 8), ha="right", color=color, fontsize=9)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -95,61 +116,161 @@ def plot_roofline(curves, ax, mark_knee: bool = True, label_knee: bool = True, u
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(plain)
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("tokens checked per sequence in one pass, k")
-    ax.set_ylabel("time of the pass (ms)")
+    ax.set_xlabel(X_LABEL)
+    ax.set_ylabel(Y_LABEL)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     return ax
 
 
-def _render_png(curve: RooflineCurve) -> bytes:
-    import io
+# --- what the explorer writes (roofline_math.js writes the same, character for character) ---------
 
-    from matplotlib.figure import Figure
+X_LABEL = "tokens checked per sequence in one pass, k"
+Y_LABEL = "time of the pass (ms)"
 
-    fig = Figure(figsize=(7.5, 4.2), dpi=90)
-    ax = fig.add_subplot()
-    plot_roofline(curve, ax)
-    ax.axvspan(1, max(curve.largest_free_k, 1), color="C2", alpha=0.08)
-    ax.set_title(f"flat (free) up to k = {curve.largest_free_k}; "
-                 f"then +{curve.slope * 1e3:.4f} ms per extra token", fontsize=10)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    return buffer.getvalue()
+
+def knee_label(curve: RooflineCurve) -> str:
+    return f"knee k ≈ {curve.knee_k:.0f}"
+
+
+def title(curve: RooflineCurve) -> str:
+    """The figure's second title line: how far the pass is free, and what a token costs past it."""
+    extra = f"+{curve.slope * 1e3:.4f} ms per extra token"
+    if curve.largest_free_k == 0:
+        return f"no flat part: {extra} from k = 1"
+    return f"flat (free) up to k = {curve.largest_free_k}; then {extra}"
+
+
+def readout(curve: RooflineCurve) -> str:
+    """The line under the figure (HTML)."""
+    step = f"one decode step: <b>{curve.t_pass[0] * 1e3:.3f} ms</b>; "
+    free = curve.largest_free_k
+    if free == 0:
+        return (step + f"even one token per sequence is compute-bound at B = {curve.B}: every extra token "
+                f"per sequence adds <b>{curve.slope * 1e3:.4f} ms</b>")
+    return (step + f"a pass stays at that cost up to <b>k = {free}</b> tokens per sequence "
+            f"({free * curve.B:,} tokens per weight read)")
+
+
+def hover_text(curve: RooflineCurve, k: int) -> str:
+    """What the figure says at the pointer: the pass over `k` tokens per sequence, in ms and steps."""
+    t = curve.time_at(k)
+    if k <= curve.largest_free_k:
+        return f"k = {k}: a pass takes {t * 1e3:.3f} ms, one decode step (free)"
+    return f"k = {k}: a pass takes {t * 1e3:.3f} ms, {t / curve.time_at(1):.2f} decode steps"
+
+
+def roofline_notes(model: ModelSpec, gpu: GPU, n_gpu: int, B: int, T_bar: int) -> list[str]:
+    """Caveats of a setting the cost model prices anyway: what does not fit, what it ignores."""
+    notes = []
+    memory = n_gpu * gpu.memory
+    if model.weight_bytes > memory:
+        notes.append(f"{model.name}'s weights ({model.weight_bytes / 1e9:,.0f} GB) do not fit in {n_gpu}×{gpu.name} "
+                     f"({memory / 1e9:,.0f} GB): the times assume they did; add GPUs")
+    elif T_bar > 0 and B > max_sequences(model, gpu, n_gpu, T_bar):
+        notes.append(f"the caches of {B} sequences of {T_bar:,} tokens do not fit beside the weights: "
+                     f"{n_gpu}×{gpu.name} holds at most {max_sequences(model, gpu, n_gpu, T_bar):,}; the times "
+                     f"assume they did (fewer sequences, a shorter context or more GPUs)")
+    if model.is_moe:
+        notes.append(f"{model.name} is a mixture of experts: this chapter's model reads all "
+                     f"{model.weight_bytes / 1e9:,.0f} GB of weights every pass; a real pass reads the shared "
+                     f"weights and only the experts its tokens are routed to (chapter 06 prices that)")
+    return notes
+
+
+def explore(models: dict[str, ModelSpec], gpus: dict[str, GPU], model_key: str, gpu_key: str, n_gpu: int,
+            B: int, T_bar: int, k_max: int = K_MAX) -> tuple[RooflineCurve, list[str]]:
+    """The explorer's curve and notes for one setting of its controls; ValueError for one it refuses.
+
+    >>> explore(MODELS, GPUS, "llama-3.1-8b", "B200", 1, 1, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: no GPU 'B200' here; choose one of H100, H200, A100
+    """
+    if model_key not in models:
+        raise ValueError(f"no model {model_key!r} here; choose one of {', '.join(models)}")
+    if gpu_key not in gpus:
+        raise ValueError(f"no GPU {gpu_key!r} here; choose one of {', '.join(gpus)}")
+    model, gpu = models[model_key], gpus[gpu_key]
+    curve = roofline_curve(model, gpu, n_gpu, B, T_bar, k_max=k_max)
+    return curve, roofline_notes(model, gpu, n_gpu, B, T_bar)
+
+
+# --- the live explorer ----------------------------------------------------------------------------
+
+def widget_data(models: dict[str, ModelSpec], gpus: dict[str, GPU], k_max: int = K_MAX) -> dict:
+    """What the page computes from, taken from `specdec` (never copied into the JS by hand)."""
+    return {
+        "models": {k: {f.name: getattr(m, f.name) for f in dataclasses.fields(m)} for k, m in models.items()},
+        "gpus": {k: {f.name: getattr(g, f.name) for f in dataclasses.fields(g)} for k, g in gpus.items()},
+        "model_options": [[m.name, k] for k, m in models.items()],
+        "gpu_options": list(gpus),
+        "ranges": {name: list(r) for name, r in RANGES.items()},
+        "k_max": k_max, "n_points": N_POINTS,
+        "x_label": X_LABEL, "y_label": Y_LABEL,
+        "free_color": FREE_COLOR, "compute_color": COMPUTE_COLOR,
+    }
+
+
+class RooflineView(anywidget.AnyWidget):
+    """The synced state of the explorer; `widgets/roofline.js` draws it in the page."""
+
+    _esm = es_module("roofline.js")
+    data = traitlets.Dict().tag(sync=True)
+    model_key = traitlets.Unicode("llama-3.1-8b").tag(sync=True)
+    gpu_key = traitlets.Unicode("H100").tag(sync=True)
+    n_gpu = traitlets.Int(1).tag(sync=True)
+    batch = traitlets.Int(1).tag(sync=True)
+    context = traitlets.Int(0).tag(sync=True)          # tokens
+
+
+class RooflineWidget:
+    """The live explorer and its Python reference: `.box` is what the notebook displays; every
+    control change (in the page or from Python) recomputes `curve`, `state`, `readout`, `title` and
+    `message` with `roofline_curve`, which the tests compare with what the page shows."""
+
+    def __init__(self, models: dict[str, ModelSpec] | None = None, gpus: dict[str, GPU] | None = None,
+                 k_max: int = K_MAX):
+        self.models = MODELS if models is None else models
+        self.gpus = GPUS if gpus is None else gpus
+        self.k_max = k_max
+        view = self.box = RooflineView(data=widget_data(self.models, self.gpus, k_max),
+                                       model_key=next(iter(self.models)), gpu_key=next(iter(self.gpus)))
+        self.model = Control(view, "model_key", "model", options=[(m.name, k) for k, m in self.models.items()])
+        self.gpu = Control(view, "gpu_key", "GPU", options=list(self.gpus))
+        self.n_gpu, self.batch, self.context = (
+            Control(view, name, label, **dict(zip(("min", "max", "step"), RANGES[name])))
+            for name, label in (("n_gpu", "GPUs"), ("batch", "batch B"), ("context", "context T̄")))
+        self.controls = [self.model, self.gpu, self.n_gpu, self.batch, self.context]
+        self.readout, self.title, self.message = Text(), Text(), Text()
+        self.curve: RooflineCurve | None = None
+        self.state: dict = {}
+        view.observe(self.update, names=[c.trait for c in self.controls])
+        self.update()
+
+    def update(self, _change=None) -> None:
+        try:
+            curve, notes = explore(self.models, self.gpus, self.model.value, self.gpu.value, self.n_gpu.value,
+                                   self.batch.value, self.context.value, self.k_max)
+        except ValueError as err:
+            self.curve = None
+            self.readout.value = self.title.value = ""
+            self.message.value = f"⚠ {err}"
+            self.state = {"message": str(err)}
+            return
+        self.curve = curve
+        self.readout.value, self.title.value = readout(curve), title(curve)
+        self.message.value = "\n".join(f"⚠ {note}" for note in notes)
+        self.state = {"k": curve.k, "t_pass": curve.t_pass, "memory_time": curve.memory_time,
+                      "knee_k": curve.knee_k, "largest_free_k": curve.largest_free_k, "slope": curve.slope,
+                      "label": curve.label, "notes": notes}
+
+    def hover_text(self, k: int) -> str:
+        """What the page writes when the pointer is over `k` tokens per sequence."""
+        return hover_text(self.curve, k)
 
 
 def roofline_widget(models: dict[str, ModelSpec] | None = None, gpus: dict[str, GPU] | None = None,
-                    k_max: int = 4096):
-    """An ipywidgets VBox: controls on top, the roofline image and a one-line readout below.
-
-    The image is a PNG rendered without pyplot, so it works under any matplotlib backend.
-    """
-    import ipywidgets as w
-
-    models = MODELS if models is None else models
-    gpus = GPUS if gpus is None else gpus
-    model_box = w.Dropdown(options=[(m.name, key) for key, m in models.items()],
-                           value=next(iter(models)), description="model")
-    gpu_box = w.Dropdown(options=list(gpus), value=next(iter(gpus)), description="GPU")
-    style = {"description_width": "initial"}
-    n_gpu_box = w.IntSlider(value=1, min=1, max=8, description="n_gpu", continuous_update=False)
-    batch_box = w.IntSlider(value=1, min=1, max=256, description="batch B", continuous_update=False)
-    context_box = w.IntSlider(value=0, min=0, max=32768, step=256, description="context T̄",
-                              continuous_update=False, style=style)
-    image = w.Image(format="png", layout=w.Layout(width="675px"))
-    readout = w.HTML()
-
-    def redraw(_change=None):
-        model, gpu = models[model_box.value], gpus[gpu_box.value]
-        curve = roofline_curve(model, gpu, n_gpu_box.value, batch_box.value, context_box.value, k_max=k_max)
-        image.value = _render_png(curve)
-        readout.value = (f"one decode step: <b>{curve.t_pass[0] * 1e3:.3f} ms</b>; "
-                         f"a pass stays at that cost up to <b>k = {curve.largest_free_k}</b> tokens per "
-                         f"sequence ({curve.largest_free_k * batch_box.value} tokens per weight read)")
-
-    for box in (model_box, gpu_box, n_gpu_box, batch_box, context_box):
-        box.observe(redraw, names="value")
-    redraw()
-    controls = w.VBox([w.HBox([model_box, gpu_box]), w.HBox([n_gpu_box, batch_box, context_box])])
-    return w.VBox([controls, image, readout])
+                    k_max: int = K_MAX) -> RooflineWidget:
+    """Build the explorer; display `widget.box` in a notebook (`display(widget.box)`)."""
+    return RooflineWidget(models, gpus, k_max)
