@@ -39,7 +39,7 @@ from .executed import executed
 from .pages import book_page
 from .references import references_page
 from .search_text import write_search_text
-from .site_info import BUNDLE_ZIP, DOWNLOADS
+from .site_info import BUNDLE_ZIP, DOWNLOADS, site_info
 from autograder.notebooks import grade_id_of, is_solution
 
 BOOK_DIR = Path(__file__).resolve().parent
@@ -83,12 +83,16 @@ def _exercises(nb) -> list[str]:
     return [n for n in names if n]
 
 
-def start_page(chapters: list[tuple[str, nbformat.NotebookNode]]) -> str:
+def start_page(chapters: list[tuple[str, nbformat.NotebookNode]], repository_link: str = "") -> str:
     """The start page in MyST markdown: what the book is, the course map, the table of contents.
+    `repository_link`: the `<a>` to the course's repository (book/site_info.py), or "" for none.
 
     >>> nb = notebooks.new_notebook([notebooks.new_markdown("# 01 · Costs")])
     >>> page = start_page([("01_costs", nb)])
-    >>> "[01 · Costs](01_costs.ipynb)" in page and "01_costs\\n" in page
+    >>> "[01 · Costs](01_costs.ipynb)" in page and "01_costs\\n" in page, "repository" in page
+    (True, False)
+    >>> link = '<a href="https://example.org/c">Source repository</a>'
+    >>> 'its <a href="https://example.org/c">source repository</a>' in start_page([("01_costs", nb)], link)
     True
     """
     rows = []
@@ -96,6 +100,9 @@ def start_page(chapters: list[tuple[str, nbformat.NotebookNode]]) -> str:
         exercises = ", ".join(f"`{e}`" for e in _exercises(nb)) or "none"
         rows.append(f"| [{_title(nb)}]({name}.ipynb) | {exercises} |")
     toc = "\n".join([name for name, _ in chapters] + ["references"])
+    # The link's text starts a sentence in the footer and sits inside one here.
+    source = f" The course's own files are in its {repository_link.replace('>Source repository<', '>source repository<')}." \
+        if repository_link else ""
     return f"""# Speculative decoding, an interactive course
 
 A large language model writes one token per pass over its weights. Speculative decoding lets a small
@@ -114,7 +121,7 @@ packages, later runs work offline).
 
 <p class="course-get">Get the course: <a href="{DOWNLOADS}/{BUNDLE_ZIP}" download>the whole course (zip)</a>,
 unpacked anywhere, then <code>./course lab</code> in its folder; each chapter page also links to its own
-notebook. The works the chapters cite are listed, with links, under <a href="references.html">References</a>.</p>
+notebook.{source} The works the chapters cite are listed, with links, under <a href="references.html">References</a>.</p>
 
 ## Course map
 
@@ -223,6 +230,10 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
     """Build the site into `site` (replaced if it is an earlier build); return what was done.
     `cache_dir`: where executed chapters are kept (default build/executed/)."""
     start = time.perf_counter()
+    try:
+        info = site_info()               # a bad repository address fails here, before any chapter runs
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
     site = Path(site).resolve()
     if site.exists():
         if not (site / ".buildinfo").exists() and any(site.iterdir()):
@@ -244,7 +255,7 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
         chapters.append((path.stem, page))
     if not chapters:
         raise SystemExit(f"no chapter notebooks in {chapters_dir}")
-    (src / "index.md").write_text(start_page(chapters), encoding="utf-8")
+    (src / "index.md").write_text(start_page(chapters, info.repository_link()), encoding="utf-8")
     (src / "references.md").write_text(references_page(), encoding="utf-8")
     log = io.StringIO()
     rendering = time.perf_counter()

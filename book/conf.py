@@ -61,8 +61,9 @@ html_js_files = ["course.js"]
 html_theme_options = {
     "use_download_button": False,
     "use_fullscreen_button": False,
-    "use_repository_button": bool(_info.repository_url),
-    "repository_url": _info.repository_url or "",
+    # The repository link is the footer's (book/site_info.py): the theme's button accepts only GitHub,
+    # GitLab and Bitbucket addresses and fails the build on any other host.
+    "use_repository_button": False,
     "use_issues_button": False,
     "use_edit_page_button": False,
     "home_page_in_toc": True,

@@ -153,3 +153,55 @@ def test_figures_are_narrowed_to_the_column(width, expected):
     assert fig.get_size_inches()[0] == pytest.approx(expected)
     assert ax.xaxis.label.get_fontsize() >= MIN_POINTS
     plt.close(fig)
+
+
+def test_the_repository_address_comes_from_the_environment_or_pyproject(monkeypatch):
+    from book.site_info import REPOSITORY_VARIABLE, repository_url, site_info
+
+    project = {"urls": {"Repository": "https://example.org/from-pyproject"}}
+    assert repository_url(project, environ={}) == "https://example.org/from-pyproject"
+    assert repository_url(project, {REPOSITORY_VARIABLE: "https://example.org/env"}) == "https://example.org/env"
+    assert repository_url({"name": "course"}, environ={}) == ""
+    with pytest.raises(ValueError, match="web address"):
+        repository_url({}, {REPOSITORY_VARIABLE: "git@example.org:course.git"})
+    monkeypatch.setenv(REPOSITORY_VARIABLE, "https://example.org/env")
+    assert site_info().repository_url == "https://example.org/env"
+
+
+def _render_start(tmp_path, repository: str | None) -> str:
+    """A one-page site rendered with the book's configuration (book/conf.py): its index.html."""
+    import io
+
+    from book.build import _render, start_page
+    from book.site_info import REPOSITORY_VARIABLE, site_info
+
+    with pytest.MonkeyPatch.context() as mp:
+        if repository is None:
+            mp.delenv(REPOSITORY_VARIABLE, raising=False)
+        else:
+            mp.setenv(REPOSITORY_VARIABLE, repository)
+        info = site_info()
+        if repository is None and info.repository_url:
+            pytest.skip(f"pyproject.toml names a repository ({info.repository_url}): no page without one to check")
+        chapter = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 01 · Costs")])
+        src = tmp_path / "src"
+        src.mkdir(parents=True)
+        nbformat.write(chapter, str(src / "01_costs.ipynb"))
+        (src / "index.md").write_text(start_page([("01_costs", chapter)], info.repository_link()), encoding="utf-8")
+        _render(src, tmp_path / "html", tmp_path / "doctrees", io.StringIO())
+    return (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow          # a Sphinx build (seconds)
+def test_pages_link_the_repository_only_when_one_is_configured(tmp_path):
+    import re
+
+    url = "https://example.org/speculative-decoding"
+    page = _render_start(tmp_path / "with", url)
+    links = re.findall(rf'<a [^>]*href="{re.escape(url)}"[^>]*>([^<]*)</a>', page)
+    footer = page[page.index("version 0."):]
+    assert "Source repository" in links and f'href="{url}">Source repository<' in footer, links
+    assert "source repository" in links, "the start page does not point to the repository"
+    page = _render_start(tmp_path / "without", None)
+    assert not re.search(r"(?i)repository", re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.S)), \
+        "a page names a repository although none is configured"
