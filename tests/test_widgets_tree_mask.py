@@ -1,19 +1,11 @@
 """Tests for widgets.tree_mask: clicks and choices driven from Python, state checked against
-specdec.trees, bad input answered in the widget. Writes PNGs of two states to a folder under
-the system's temporary directory (printed; never part of the repository)."""
-import os
-import tempfile
+specdec.trees, bad input answered in the widget, and the state synced both ways with the live
+view (what Python does reaches the page's traits; what the page sends arrives in Python). The
+page itself (tree_mask.js) is driven in tests/browser/; its maths in tests/test_widgets_js_tree_mask.py."""
+import numpy as np
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-
-from specdec.trees import ancestors, greedy_tree_walk, tree_attention_mask  # noqa: E402
-from widgets.tree_mask import EXAMPLE_PARENTS, EXAMPLE_TOKENS, tree_mask_explorer  # noqa: E402
-
-SHOTS = os.path.join(tempfile.gettempdir(), "course-screenshots")
+from specdec.trees import ancestors, greedy_tree_walk, tree_attention_mask
+from widgets.tree_mask import EXAMPLE_PARENTS, EXAMPLE_TOKENS, SYNCED, tree_mask_explorer
 
 
 def check_consistent(ex):
@@ -22,7 +14,16 @@ def check_consistent(ex):
     assert ex.mask.shape == (ex.n, 2 + ex.n)
     assert (ex.kept_branch, ex.emitted) == greedy_tree_walk(ex.tokens, ex.parents, ex.target_next)
     assert ex.parents_box.value == ", ".join(str(v) for v in ex.parents)
-    assert [o[1] for o in ex.node_buttons.options] == list(range(ex.n))
+    assert ex.node_buttons.options == list(range(ex.n))
+    check_synced(ex)
+
+
+def check_synced(ex):
+    """The view's traits (what the page draws) hold the model's state."""
+    for name in SYNCED:
+        want = ex.error if name == "message_error" else getattr(ex, name)
+        want = list(want) if isinstance(want, (list, tuple)) else want
+        assert getattr(ex.box, name) == want, f"the view's {name} is {getattr(ex.box, name)!r}, the model's {want!r}"
 
 
 def test_opens_on_the_example_tree():
@@ -31,8 +32,9 @@ def test_opens_on_the_example_tree():
     assert ex.position_ids.tolist() == [2, 2, 3, 3, 3, 4]
     assert ex.selected is None and ex.highlighted_row is None and ex.message == ""
     assert ex.kept_branch == [0, 2, 5] and ex.emitted == ["sat", "on", "the", "mat"]
-    assert bytes(ex.image.value)[:4] == b"\x89PNG"
-    assert len(ex.choice_boxes.children) == 4            # depths 0..2 plus the extra token's depth
+    assert "export default" in ex.box._esm and "./tree_mask_math.js" not in ex.box._esm   # the maths inlined
+    assert ex.box.data["initial"]["parents"] == list(EXAMPLE_PARENTS)      # what reset returns to, in the page
+    assert len(ex.choice_boxes) == 4                     # depths 0..2 plus the extra token's depth
     check_consistent(ex)
 
 
@@ -43,7 +45,8 @@ def test_clicking_a_node_highlights_its_row_and_ancestors():
         assert ex.selected == node and ex.highlighted_row == node
         assert ex.highlighted_nodes == sorted(ancestors(ex.parents, node) + [node])
         assert ex.highlighted_nodes == np.flatnonzero(ex.mask[node, 2:]).tolist()
-        assert f"position id {ex.position_ids[node]}" in ex.readout.value
+        assert f"position id {ex.position_ids[node]}" in ex.readout
+        assert ex.box.selected == node                   # the page draws this row highlighted
     ex.click(None)
     assert ex.highlighted_row is None and ex.highlighted_nodes == []
     ex.click(17)
@@ -52,7 +55,7 @@ def test_clicking_a_node_highlights_its_row_and_ancestors():
 
 def test_target_choices_move_the_kept_branch():
     ex = tree_mask_explorer()
-    ex.choice_boxes.children[1].value = "down"          # the target writes "down" after "sat"
+    ex.choice_boxes[1].value = "down"                   # the target writes "down" after "sat"
     assert ex.kept_branch == [0, 3] and ex.emitted == ["sat", "down", "the"]
     ex.choose(0, "is")
     assert ex.kept_branch == [1] and ex.emitted == ["is", "down"]
@@ -60,13 +63,13 @@ def test_target_choices_move_the_kept_branch():
     assert ex.kept_branch == [1, 4] and ex.emitted == ["is", "a", "the"]
     ex.choose(0, "here")                                # nothing matches: the target's token alone
     assert ex.kept_branch == [] and ex.emitted == ["here"]
-    assert ex.choice_boxes.children[0].value == "here"
+    assert ex.choice_boxes[0].value == "here" and ex.box.choices[0] == "here"
     check_consistent(ex)
 
 
 def test_editing_the_tree():
     ex = tree_mask_explorer()
-    before = (ex.figure, ex._mask_image, ex._dots)
+    before = ex.box
     ex.click(4)
     ex.token_box.value = "here"
     ex.add_button.click()                               # a child of the selected node
@@ -79,9 +82,9 @@ def test_editing_the_tree():
     ex.parents_box.value, ex.tokens_box.value = "-1, 0, 1, 2, 0", "sat on the mat down"
     ex.apply_button.click()
     assert ex.parents == (-1, 0, 1, 2, 0) and ex.tokens == ["sat", "on", "the", "mat", "down"]
-    assert len(ex.choice_boxes.children) == 5
+    assert len(ex.choice_boxes) == 5
     check_consistent(ex)
-    assert (ex.figure, ex._mask_image, ex._dots) == before and len(ex.figure.axes) == 2   # updated, not rebuilt
+    assert ex.box is before and ex.box.parents == [-1, 0, 1, 2, 0]      # the same view, its traits updated
 
 
 def test_invalid_trees_get_a_message_not_a_traceback():
@@ -91,7 +94,7 @@ def test_invalid_trees_get_a_message_not_a_traceback():
         ex.parents_box.value, ex.tokens_box.value = parents, tokens or ""
         ex.apply_button.click()
         assert ex.message.startswith("Invalid tree"), (parents, ex.message)
-        assert "color:#b00020" in ex.message_html.value
+        assert ex.error and ex.box.message_error and ex.box.message == ex.message   # shown as an error
         assert ex.parents == EXAMPLE_PARENTS                 # the last valid tree stays
     ex.remove_button.click()                                 # nothing selected
     assert "Select a node" in ex.message
@@ -99,23 +102,41 @@ def test_invalid_trees_get_a_message_not_a_traceback():
     assert ex.message == "" and ex.tokens == ["sat", "is", "on"]
 
 
-def test_screenshots_of_two_states():
-    os.makedirs(SHOTS, exist_ok=True)
+def test_two_states_reach_the_view():
+    """(The browser tests take the screenshots: the page draws, Python does not.)"""
     ex = tree_mask_explorer()
     ex.click(5)
-    first = os.path.join(SHOTS, "tree_mask_example_node5.png")
-    with open(first, "wb") as f:
-        f.write(ex.png())
+    check_synced(ex)
+    assert ex.box.selected == 5 and ex.box.parents == list(EXAMPLE_PARENTS)
     ex.choose(0, "is")
     ex.add_child(4, "here")
     ex.click(6)
-    second = os.path.join(SHOTS, "tree_mask_edited_branch_is.png")
-    with open(second, "wb") as f:
-        f.write(ex.png())
-    print(f"tree-mask explorer screenshots written to {SHOTS}")
-    for path in (first, second):
-        with open(path, "rb") as f:
-            assert f.read(4) == b"\x89PNG"
+    check_synced(ex)
+    assert ex.box.tokens[-1] == "here" and ex.box.selected == 6 and ex.kept_branch == [1]
+
+
+def test_what_the_page_sends_arrives_in_python():
+    """The page's own actions (tree_mask_math.js) send their result as one state message; Python
+    adopts it (ipywidgets' set_state is what an incoming message calls)."""
+    ex = tree_mask_explorer()
+    ex.box.set_state({"selected": 3, "message": ""})                    # a click on node 3 in the page
+    assert ex.selected == 3 and ex.highlighted_nodes == [0, 3] and "Node #3 sees" in ex.readout
+    ex.box.set_state({"parents": [-1, 0], "tokens": ["is", "a"], "selected": None, "parents_text": "-1, 0",
+                      "tokens_text": "is, a", "message": "Removed node 0 (sat) and ...", "message_error": False})
+    assert ex.parents == (-1, 0) and ex.tokens == ["is", "a"] and ex.selected is None
+    assert ex.message.startswith("Removed node 0") and not ex.error
+    ex.box.set_state({"choices": ["is"] + ex.choices[1:]})                 # a dropdown
+    assert ex.kept_branch == [0] and ex.emitted == ["is", "on"]
+    ex.box.set_state({"parents_text": "-1, 0, 0"})                         # typing, then apply from Python
+    assert ex.apply_button.click() and ex.parents == (-1, 0, 0) and ex.tokens == ["is", "a", "w2"]
+    check_synced(ex)
+    # a tree the model cannot hold (only possible by writing the traits by hand) is sent back
+    ex.box.set_state({"parents": [-1, 5], "tokens": ["x", "y"]})
+    assert ex.parents == (-1, 0, 0) and ex.error and "cannot hold" in ex.message
+    check_synced(ex)
+    ex.box.set_state({"selected": 9})
+    assert ex.selected is None and ex.error
+    check_synced(ex)
 
 
 def test_the_chapter_try_it_chain_works_with_the_tokens_box_as_it_is():
@@ -125,7 +146,7 @@ def test_the_chapter_try_it_chain_works_with_the_tokens_box_as_it_is():
     ex.apply_button.click()
     assert ex.parents == (-1, 0, 1, 2) and ex.tokens == ["sat", "is", "on", "down"]
     assert "6 tokens for 4 nodes" in ex.message and "dropped a, the" in ex.message
-    assert "color:#b00020" not in ex.message_html.value, "a note, not an error"
+    assert not ex.error and not ex.box.message_error, "a note, not an error"
     assert ex.tokens_box.value == "sat, is, on, down"
     block = ex.mask[:, len(ex.prefix):]
     assert np.array_equal(block, np.tril(np.ones((4, 4), dtype=bool))) and ex.position_ids.tolist() == [2, 3, 4, 5]

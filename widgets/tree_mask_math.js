@@ -1,10 +1,12 @@
 // Token trees in the browser: a port of specdec.trees (validate_parents, depths,
-// tree_attention_mask, greedy_tree_walk) and of the tree edits of widgets.tree_mask
-// (set_tree from typed text, remove a node with its subtree), with the same messages.
-// Python stays the reference: tests/test_widgets_js.py runs this module in Node on random trees
-// and compares every mask, position id, walk and message with specdec's. No DOM here.
+// tree_attention_mask, greedy_tree_walk) and of the explorer's state and actions
+// (widgets/tree_mask_model.py: select, choose, add a child, remove a subtree, type a tree, reset),
+// with the same messages and the same readout. Python stays the reference: tests/test_widgets_js.py
+// and tests/test_widgets_js_tree_mask.py run this module in Node on random trees and random actions
+// and compare every mask, position id, walk, state and message with Python's. No DOM here.
 //
 //   treeAttentionMask([-1, 0, 1], 1)   // { mask: [[1,1,0,0],[1,1,1,0],[1,1,1,1]] (as booleans), pos: [1,2,3] }
+//   act(state, { kind: "click", node: 5 }, data)   // a new state: node 5 selected, message cleared
 
 export const MAX_NODES = 12;
 
@@ -78,33 +80,43 @@ function pyInt(word) {
   return Number(word.replace(/_/g, ""));
 }
 
-/** widgets.tree_mask.TreeMaskExplorer.set_tree on typed text: { ok, parents, tokens, message }.
+/** TreeModel.set_tree on typed text: { ok, parents, tokens, message }.
  *  `oldTokens` names the nodes that get no typed token (else w<i>). */
 export function setTree(parentsText, tokensText, oldTokens = []) {
-  try {
-    const words = parseList(parentsText);
-    const parents = words.map(pyInt);
-    if (parents.some((v) => v === null)) {
-      throw new Error(`the parent array must be whole numbers separated by commas, got ${pyRepr(parentsText)}`);
-    }
-    validateParents(parents);
-    if (parents.length === 0) throw new Error("the tree needs at least one node");
-    if (parents.length > MAX_NODES) throw new Error(`the explorer draws at most ${MAX_NODES} nodes, got ${parents.length}`);
-    let tokens = parseList(tokensText || "");
-    let note = "";
-    if (tokens.length > parents.length) {
-      note = `Note: ${tokens.length} tokens for ${parents.length} nodes; kept the first ${parents.length} and dropped ` +
-        `${tokens.slice(parents.length).join(", ")}.`;
-      tokens = tokens.slice(0, parents.length);
-    }
-    for (let i = tokens.length; i < parents.length; i++) tokens.push(i < oldTokens.length ? oldTokens[i] : `w${i}`);
-    return { ok: true, parents, tokens, message: note };
-  } catch (err) {
-    return { ok: false, message: `Invalid tree: ${err.message}. The tree shown is unchanged.` };
+  const words = parseList(parentsText);
+  const parents = words.map(pyInt);
+  if (parents.some((v) => v === null)) {
+    return invalid(`the parent array must be whole numbers separated by commas, got ${pyRepr(parentsText)}`);
   }
+  return checkTree(parents, parseList(tokensText || ""), oldTokens);
 }
 
-/** widgets.tree_mask.TreeMaskExplorer.remove_node: { ok, parents, tokens, message }. */
+function invalid(why) {
+  return { ok: false, message: `Invalid tree: ${why}. The tree shown is unchanged.` };
+}
+
+/** TreeModel.set_tree on lists: the parent array checked, surplus tokens dropped with a note,
+ *  missing ones taken from `oldTokens` (else w<i>). */
+export function checkTree(parents, tokenList, oldTokens = []) {
+  try {
+    validateParents(parents);
+  } catch (err) {
+    return invalid(err.message);
+  }
+  if (parents.length === 0) return invalid("the tree needs at least one node");
+  if (parents.length > MAX_NODES) return invalid(`the explorer draws at most ${MAX_NODES} nodes, got ${parents.length}`);
+  let tokens = tokenList.map(String);
+  let note = "";
+  if (tokens.length > parents.length) {
+    note = `Note: ${tokens.length} tokens for ${parents.length} nodes; kept the first ${parents.length} and dropped ` +
+      `${tokens.slice(parents.length).join(", ")}.`;
+    tokens = tokens.slice(0, parents.length);
+  }
+  for (let i = tokens.length; i < parents.length; i++) tokens.push(i < oldTokens.length ? oldTokens[i] : `w${i}`);
+  return { ok: true, parents: parents.slice(), tokens, message: note };
+}
+
+/** TreeModel.remove_node: { ok, parents, tokens, message }. */
 export function removeNode(parents, tokens, node) {
   const n = parents.length;
   if (node === null || node === undefined || !(node >= 0 && node < n)) {
@@ -126,4 +138,113 @@ export function removeNode(parents, tokens, node) {
     ok: true, parents: newParents, tokens: keep.map((i) => tokens[i]),
     message: `Removed node ${node} (${tokens[node]}) ${what}. The remaining nodes were renumbered.`,
   };
+}
+
+// --- the explorer's state and actions (TreeModel) ------------------------------------------------
+// A state holds the synced fields of widgets/tree_mask.py's view, under the same names:
+// prefix, parents, tokens, choices, selected (a node or null), message, message_error,
+// parents_text, tokens_text, new_token. `data` holds what Python sends once: vocab, initial.
+
+/** The node and its ancestors, root first (the node columns its mask row sees). */
+export function highlightedNodes(parents, selected) {
+  const out = [];
+  for (let j = selected; j !== null && j !== undefined && j >= 0; j = parents[j]) out.push(j);
+  return out.reverse();
+}
+
+/** How many depths the target's choices matter at: the tree's depths and the extra token's. */
+export function levels(parents) {
+  return Math.max(...depths(parents)) + 2;
+}
+
+/** The words each depth's dropdown offers: the vocabulary, the tree's tokens, the current choices. */
+export function choiceOptions(state, vocab) {
+  return [...new Set([...vocab, ...state.tokens, ...state.choices.slice(0, levels(state.parents))])];
+}
+
+// Python's html.escape(text, quote=False).
+export function escapeHtml(text) {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** TreeModel.readout: the sentence under the figure (HTML, tokens escaped). */
+export function readout(state) {
+  const { parents, tokens, choices, selected } = state;
+  const { pos } = treeAttentionMask(parents, state.prefix.length);
+  const walk = greedyTreeWalk(tokens, parents, targetNext(parents, choices));
+  const kept = walk.path.map((i) => `#${i} ${escapeHtml(tokens[i])}`).join(" → ") || "nothing (no child matches)";
+  const sel = selected === null || selected === undefined ? ""
+    : `Node #${selected} sees the prefix and nodes [${highlightedNodes(parents, selected).join(", ")}]; ` +
+      `position id ${pos[selected]}.<br>`;
+  return `${sel}Greedy walk keeps: <b>${kept}</b>; the round emits <b>${escapeHtml(walk.emitted.join(" "))}</b> ` +
+    `(${walk.emitted.length} tokens: ${walk.path.length} kept + 1 from the target).`;
+}
+
+function say(state, message, error = false) {
+  return { ...state, message, message_error: error };
+}
+
+function fullChoices(choices) {
+  const out = choices.map(String);
+  while (out.length < MAX_NODES + 2) out.push("mat");
+  return out;
+}
+
+// TreeModel.set_tree's outcome applied to a state (the selection kept only when asked and valid).
+function adopt(state, result, keepSelection = false) {
+  if (!result.ok) return say(state, result.message, true);
+  const n = result.parents.length;
+  const keep = keepSelection && !(state.selected !== null && state.selected >= n);
+  return {
+    ...state, parents: result.parents, tokens: result.tokens,
+    parents_text: result.parents.join(", "), tokens_text: result.tokens.join(", "),
+    selected: keep ? state.selected : null, message: result.message, message_error: false,
+  };
+}
+
+/** The state after one action, as TreeModel's method of the same name leaves it:
+ *  click {node}, choose {depth, token}, add_child {parent, token}, remove_node {node}, apply (the
+ *  typed boxes), reset (to data.initial). The state passed in is not changed. */
+export function act(state, action, data) {
+  const n = state.parents.length;
+  switch (action.kind) {
+    case "click": {
+      const node = action.node;
+      if (node !== null && node !== undefined && !(Number.isInteger(node) && node >= 0 && node < n)) {
+        return say(state, `There is no node ${node}: nodes are numbered 0..${n - 1}.`, true);
+      }
+      return say({ ...state, selected: node === undefined ? null : node }, "");
+    }
+    case "choose": {
+      const { depth, token } = action;
+      if (!(depth >= 0 && depth < state.choices.length)) {
+        return say(state, `depth must be in 0..${state.choices.length - 1}, got ${depth}.`, true);
+      }
+      const choices = state.choices.slice();
+      choices[depth] = String(token);
+      return say({ ...state, choices }, "");
+    }
+    case "add_child": {
+      const parent = action.parent === null || action.parent === undefined ? -1 : action.parent;
+      const token = (action.token || "").trim() || "mat";
+      if (n >= MAX_NODES) return say(state, `The explorer draws at most ${MAX_NODES} nodes; remove one first.`, true);
+      return adopt(state, checkTree([...state.parents, parent], [...state.tokens, token], state.tokens), true);
+    }
+    case "remove_node": {
+      const result = removeNode(state.parents, state.tokens, action.node);
+      if (!result.ok) return say(state, result.message, true);
+      const next = adopt({ ...state, selected: null }, checkTree(result.parents, result.tokens, state.tokens));
+      return say(next, result.message);
+    }
+    case "apply":
+      return adopt(state, setTree(state.parents_text, state.tokens_text, state.tokens));
+    case "reset": {
+      const { parents, tokens, choices } = data.initial;
+      const next = adopt({ ...state, choices: fullChoices(choices), selected: null },
+        checkTree(parents, tokens, state.tokens));
+      return say(next, "Reset to the example tree.");
+    }
+    default:
+      throw new Error(`unknown action ${action.kind}`);
+  }
 }

@@ -155,63 +155,65 @@ def test_batch_speedup_context_slider(chapter_runs, shots):
 # --- chapter 08: the tree-mask explorer ------------------------------------------------------------
 
 def test_tree_mask_explorer(chapter_runs, shots):
+    """The live explorer (an ES module drawing in SVG): a node clicked, another reached by keyboard,
+    two dropdowns, a bad tree typed; what the page shows and what reaches Python must be what
+    specdec.trees says."""
     from specdec.trees import depths, greedy_tree_walk, tree_attention_mask, validate_parents
 
     run = chapter_runs.get("08_token_trees.ipynb")
     page = run.page
     cell = labui.widget_cell(run.state, "tree_mask_explorer(")
-    box = _box(page, cell)
-    readout = box.locator(".widget-html-content").nth(0)      # the readout (the message box follows)
-    image = box.locator("img.widget-image").first
-    parents_input = _control(box, "text", "parents").locator("input")
-    tokens_input = _control(box, "text", "tokens").locator("input")
+    box = labui.cell_node(page, cell).locator(".course-tree-mask").first
+    box.scroll_into_view_if_needed()
+    readout = box.locator("[data-part=readout]")
+    parents_input = box.get_by_label("parents", exact=True)
 
     def kernel_state():
         return _kernel_widget(page, "widgets.tree_mask", "TreeMaskExplorer",
                               "dict(w.state(), parents=list(w.parents), tokens=list(w.tokens), prefix=list(w.prefix),"
-                              " choices=list(w.choices), mask=w.mask, position_ids=w.position_ids)")
+                              " choices=list(w.choices), mask=w.mask, position_ids=w.position_ids, readout=w.readout)")
 
-    def click_node(node):
-        button = box.locator(".widget-toggle-buttons button", has_text=re.compile(rf"^{node}: ")).first
-        before = _plain(readout.inner_text())
-        button.click()
-        if "mod-active" not in (button.get_attribute("class") or ""):
-            raise AssertionError(f"node {node}'s button is not shown selected after the click")
-        if f"Node #{node} " not in before:
-            _wait_html_change(readout, before, f"the click on node {node}")
+    def wait_python(expr, what):
+        for _ in range(60):
+            if _kernel_widget(page, "widgets.tree_mask", "TreeMaskExplorer", expr):
+                return
+            page.wait_for_timeout(250)
+        raise AssertionError(f"Python never saw {what}: " + json.dumps(kernel_state(), default=str)[:400])
 
-    parents = [int(v) for v in parents_input.input_value().split(",")]
-    tokens = [t.strip() for t in tokens_input.input_value().split(",")]
-    prefix_len = len(kernel_state()["prefix"])
+    def highlighted_row():
+        return [c == "1" for c in box.locator("[data-row][data-highlighted=true] rect").evaluate_all(
+            "rects => rects.map(r => r.dataset.seen)")]
+
+    state = kernel_state()
+    parents, tokens, prefix_len = state["parents"], state["tokens"], len(state["prefix"])
+    assert parents_input.input_value() == ", ".join(map(str, parents)), "the page and Python hold different trees"
     mask, pos = tree_attention_mask(parents, prefix_len)
 
-    # click node 3, then node 5: the highlighted row and its readout follow the library's mask
-    click_node(3)
-    png_3 = labui.image_bytes(image)
-    click_node(5)
-    box.screenshot(path=str(shots / "08_tree_mask_node5.png"))
-    png_5 = labui.image_bytes(image)
-    assert png_5 != png_3, "the figure did not change when node 5 was clicked"
+    # a click on node 3 in the tree; then the keyboard: Tab to node 5, Enter
+    box.locator("[data-node='3']").click()
+    wait_python("w.selected == 3", "the click on node 3")
+    assert highlighted_row() == mask[3].tolist(), "the page highlights another row than node 3's"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    wait_python("w.selected == 5", "node 5 selected by keyboard (Tab, Tab, Enter after the click on node 3)")
     state = kernel_state()
-    assert state["highlighted_row"] == 5 and state["selected"] == 5
-    assert state["mask"][5] == mask[5].tolist(), (
-        f"row 5 of the explorer's mask {state['mask'][5]} differs from tree_attention_mask's {mask[5].tolist()}")
+    assert state["highlighted_row"] == 5 and state["mask"][5] == mask[5].tolist()
+    assert highlighted_row() == mask[5].tolist(), (
+        f"row 5 of tree_attention_mask is {mask[5].tolist()}; the page highlights {highlighted_row()}")
     seen = np.flatnonzero(mask[5, prefix_len:]).tolist()
     text = _plain(readout.inner_text())
     assert f"Node #5 sees the prefix and nodes {seen}; position id {int(pos[5])}" in text, (
         f"tree_attention_mask: row 5 sees the prefix and nodes {seen}, position id {int(pos[5])}; the page says: {text}")
-    assert mask[5, :prefix_len].all(), "every node sees the whole prefix"
+    assert text == _plain(re.sub(r"<br>", " ", re.sub(r"</?b>", "", state["readout"])))
+    box.screenshot(path=str(shots / "08_tree_mask_node5.png"))
 
     # the target writes other tokens: choose them in the dropdowns, check the kept branch
     choices = list(state["choices"])
-    wanted = {0: "sat", 1: "down"}
-    for depth, token in wanted.items():
-        select = _control(box, "dropdown", f"depth {depth}").locator("select")
-        if select.input_value() != token:
-            before = _plain(readout.inner_text())
-            select.select_option(label=token)
-            _wait_html_change(readout, before, f"choosing {token!r} at depth {depth}")
+    for depth, token in {0: "sat", 1: "down"}.items():
+        box.get_by_label(f"depth {depth}", exact=True).select_option(token)
         choices[depth] = token
+    wait_python(f"w.choices[:2] == {choices[:2]!r}", "the dropdowns' choices")
     target_next = [choices[0]] + [choices[int(d) + 1] for d in depths(parents)]
     path, emitted = greedy_tree_walk(tokens, parents, target_next)
     state = kernel_state()
@@ -227,19 +229,19 @@ def test_tree_mask_explorer(chapter_runs, shots):
     bad = "-1, 0, 5"
     with pytest.raises(ValueError) as why:
         validate_parents([int(v) for v in bad.split(",")])
-    png_before = labui.image_bytes(image)
+    row_before = highlighted_row()
     parents_input.fill(bad)
     parents_input.press("Enter")
-    box.locator("button", has_text=re.compile(r"^\s*apply\s*$")).click()
-    message = box.locator(".widget-html-content", has_text="Invalid tree").first
+    message = box.locator("[data-part=message][data-kind=error]")
     message.wait_for(timeout=30_000)
-    labui.wait_until_idle(page, 30, "the apply button")
     shown = _plain(message.inner_text())
     assert str(why.value) in shown, f"validate_parents says {str(why.value)!r}; the widget says {shown!r}"
-    assert "Traceback" not in _plain(box.inner_text())
+    wait_python("w.error and w.message.startswith('Invalid tree')", "the refusal of the typed tree")
     state = kernel_state()
-    assert state["parents"] == parents and state["message"].startswith("Invalid tree"), json.dumps(state)[:500]
-    assert labui.image_bytes(image) == png_before, "an invalid tree changed the figure"
+    assert state["parents"] == parents and state["message"] == shown, json.dumps(state, default=str)[:500]
+    assert highlighted_row() == row_before and box.locator("[data-node]").count() == len(parents), (
+        "an invalid tree changed the figure")
+    assert "Traceback" not in _plain(box.inner_text())
     errors = [e for c in labui.cells(page) if c["index"] == cell for e in labui.error_outputs(c)]
     assert not errors, f"the widget's cell shows errors: {errors}"
     box.screenshot(path=str(shots / "08_tree_mask_invalid.png"))
