@@ -1,27 +1,12 @@
 """A learner's progress log: one small JSON-lines file in the learner's folder.
 
-Every line is one event with a `type`:
-
-* `start`  - a drill was started (its clock began): `drill`, `topic`, `chapter`, and the suggested
-  `minutes` where the drill has one (a numeric drill also its `seed`);
-* `drill`  - an answer to a drill: `drill`, `topic`, `chapter`, `correct`, `seconds` (since the
-  drill's last start, the clock the learner sees), `attempt` (counted over the whole log: 1 for
-  the first answer ever to this drill, for a numeric drill to this drill and seed; restarting the
-  clock does not reset it), `retry` (attempt > 1, or something that gives the answer away was
-  seen first: then `seen` lists it), and where the drill has a suggested time `minutes` and
-  `within_time`. Summaries score first attempts only; retries are counted apart.
-* `seen`   - the learner was shown something that gives a drill away (`what`: "worked answer"
-  or "hints"), where the course can know it: the numeric drills' worked answers (widget,
-  `answer(...)`, the command line) and `drill NAME --hints`. Folded hints in a notebook open
-  in the browser without telling the kernel, so opening them is not recorded.
-* `check`  - a self-check (`python -m autograder check`) ran: `chapter` and, per exercise,
-  the points earned and the maximum.
-
-Where the file is: one rule, `log_path()`, for every reader and writer: the `--folder` given,
-else $COURSE_PROGRESS_LOG if set (`off`: no log at all, for book builds and test runs), else
-`.course_progress.jsonl` in the learner's folder of the course (`learner/`, or the folder
-`./course lab` serves, $COURSE_LAB_DIR), wherever the notebook or the terminal is. Nothing else
-is stored: no code, no answers.
+Every line is one event with a `type`: `start` (a drill's clock began, `start_drill`), `drill` (an
+answer to a drill, `result_event`), `seen` (something that gives a drill away was shown,
+`record_seen`) and `check` (a self-check ran, `record_check`); each function's docstring lists
+its fields. Nothing else is stored: no code, no answers. `log.log_path` is the one rule for where
+the file is; `summary` turns the events into the per-topic and per-chapter report. How attempts and
+retries are counted, and the log's path, are in docs/AUTHORING.md, section "Interview drills
+(chapter 13)".
 
     >>> import tempfile, pathlib
     >>> log = pathlib.Path(tempfile.mkdtemp()) / "log.jsonl"

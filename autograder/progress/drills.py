@@ -98,8 +98,13 @@ def attempt_note(event: dict) -> str:
 
 def result_event(drill: str, topic: str, chapter: str, correct: bool, seconds: float | None, attempt: int,
                  minutes: float | None = None, seen: list[str] | tuple = (), **extra) -> dict:
-    """The `drill` event of one answer (its fields: see `autograder.progress`). `seen`: what was
-    shown before the first answer (the worked answer, the hints), which makes even attempt 1 a retry."""
+    """The `drill` event of one answer: `drill`, `topic`, `chapter`, `correct`, `seconds` (since the
+    drill's last start, the clock the learner sees), `attempt` (counted over the whole log: 1 for the
+    first answer ever to this drill, for a numeric drill to this drill and seed; restarting the clock
+    does not reset it), `retry` (attempt > 1, or something that gives the answer away was seen first:
+    then `seen` lists it), and where the drill has a suggested time `minutes` and `within_time`.
+    Summaries score first attempts only; retries are counted apart. `seen`: what was shown before
+    the first answer (the worked answer, the hints), which makes even attempt 1 a retry."""
     event = {"type": "drill", "drill": drill, "topic": topic, "chapter": chapter, "correct": bool(correct),
              "seconds": None if seconds is None else round(float(seconds), 1), "attempt": int(attempt),
              "retry": attempt > 1 or bool(seen), **extra}
@@ -143,15 +148,20 @@ def record_answer(drill: str, topic: str, chapter: str, correct: bool, path: str
 
 
 def record_seen(drill: str, what: str, path: str | Path | None = None, now: float | None = None, **match) -> dict:
-    """Record that the learner was shown `what` (WORKED or HINTS) for `drill`: a later answer is a retry."""
+    """Record that the learner was shown `what` (WORKED or HINTS) for `drill`: a later answer is a retry.
+
+    Recorded where the course can know it: the numeric drills' worked answers (widget, `answer(...)`,
+    the command line) and `drill NAME --hints`. Folded hints in a notebook open in the browser
+    without telling the kernel, so opening them is not recorded."""
     path = Path(path) if path is not None else log_path()
     return append({"type": "seen", "drill": drill, "what": what, **match}, path, now=now)
 
 
 def start_drill(drill: str, topic: str, chapter: str, path: str | Path | None = None,
                 now: float | None = None, minutes: float | None = None, **extra) -> DrillClock:
-    """Start a drill's clock and write a `start` event (`minutes`: the suggested time, if any;
-    `seed=`: a numeric drill's question, counted apart from other seeds)."""
+    """Start a drill's clock and write a `start` event: `drill`, `topic`, `chapter`, and `minutes`, the
+    suggested time, where the drill has one (`seed=`: a numeric drill's question, counted apart from
+    other seeds)."""
     path = Path(path) if path is not None else log_path()
     event = {"type": "start", "drill": drill, "topic": topic, "chapter": chapter, **extra}
     if minutes is not None:

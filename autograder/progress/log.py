@@ -99,8 +99,9 @@ def read_log(path: str | Path | None = None) -> list[dict]:
 
 
 def record_check(chapter: str, outcomes, path: str | Path | None = None) -> dict:
-    """Record a self-check: `outcomes` are autograder.learner.check.TestOutcome objects; the optional
-    exercises are listed apart (`optional`), so summaries can leave them out of the chapter's count."""
+    """Record a self-check as a `check` event: `chapter` and, per exercise, the points earned and the
+    maximum. `outcomes` are autograder.learner.check.TestOutcome objects; the optional exercises are
+    listed apart (`optional`), so summaries can leave them out of the chapter's count."""
     exercises: dict[str, list[float]] = {}
     for o in outcomes:
         got = exercises.setdefault(o.exercise, [0.0, 0.0])
