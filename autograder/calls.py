@@ -2,28 +2,9 @@
 
 nbgrader scores a test cell 0 if anything appears on stderr, so a learner's debug print
 or a `warnings.warn` in a correct answer would cost the points. Test cells therefore call
-learner code through this helper, which
+learner code through this helper (`call_quietly` says what it does to the call). How a test cell
+uses it is in docs/AUTHORING.md, section "Exercise and test rules".
 
-* captures what the call writes to stderr and the warnings it raises, and shows them on
-  stdout with a note (they never cost points);
-* silences NumPy floating-point warnings (`np.errstate(all="ignore")`), as the tests
-  check finiteness themselves;
-* passes copies of array, list and dict arguments, so a function that changes its inputs
-  in place cannot corrupt the test's later checks (a note says it happened).
-
-    >>> import sys, numpy as np
-    >>> def noisy(x):
-    ...     print("debug", file=sys.stderr)
-    ...     x *= 2
-    ...     return float(x.sum())
-    >>> a = np.ones(3)
-    >>> call_quietly(noisy, a)
-    [note] noisy wrote to stderr (shown here; this does not cost points):
-    debug
-    [note] noisy changed its argument 1 in place; the test passed it a copy, so its own data is intact.
-    6.0
-    >>> a
-    array([1., 1., 1.])
     >>> double = quiet(lambda v: 2 * v)
     >>> double(21)
     42
@@ -64,8 +45,31 @@ def _changed(original, passed) -> bool:
 
 
 def call_quietly(fn, *args, **kwargs):
-    """`fn(*args, **kwargs)` with stderr and warnings captured (shown on stdout with a note) and
-    array/list/dict arguments passed as copies. Exceptions propagate unchanged."""
+    """`fn(*args, **kwargs)`, called so that a correct answer never loses points to its side effects:
+
+    * what the call writes to stderr and the warnings it raises are captured and shown on stdout
+      with a note (they never cost points);
+    * NumPy floating-point warnings are silenced (`np.errstate(all="ignore")`), as the tests
+      check finiteness themselves;
+    * array, list and dict arguments are passed as copies, so a function that changes its inputs
+      in place cannot corrupt the test's later checks (a note says it happened).
+
+    Exceptions propagate unchanged.
+
+        >>> import sys, numpy as np
+        >>> def noisy(x):
+        ...     print("debug", file=sys.stderr)
+        ...     x *= 2
+        ...     return float(x.sum())
+        >>> a = np.ones(3)
+        >>> call_quietly(noisy, a)
+        [note] noisy wrote to stderr (shown here; this does not cost points):
+        debug
+        [note] noisy changed its argument 1 in place; the test passed it a copy, so its own data is intact.
+        6.0
+        >>> a
+        array([1., 1., 1.])
+    """
     name = getattr(fn, "__name__", "your function")
     call_args = [_copy(a) for a in args]
     call_kwargs = {k: _copy(v) for k, v in kwargs.items()}

@@ -1,21 +1,9 @@
 """Hidden tests that refuse an exercise solved by calling the course library.
 
 The course library (`specdec`) holds reference versions of many exercises, because later
-chapters and widgets need them. A learner could hand one back instead of writing the rule:
-
-    speculative_verify = verify_round                       # the same object
-    def speculative_verify(p, q, d, rng):                   # a thin wrapper
-        return verify_round(p, q, d, rng)
-    import specdec.speculative as s                         # a call through the module
-    def speculative_verify(p, q, d, rng):
-        return s.verify_round(p, q, d, rng)
-
-`assert_own_work` catches all three, two ways: statically (the function is a library
-object, or its code, closures included, names one through a global or a module
-attribute) and dynamically (it is called once under a profiler that records every
-Python function entered; reaching a forbidden library function by any route counts).
-Hidden tests call it in every test cell of an exercise, so a delegating answer earns
-no points there and the learner reads why.
+chapters and widgets need them. Hidden tests call `assert_own_work` in every test cell of an
+exercise, so a delegating answer earns no points there and the learner reads why; how a chapter
+uses it is in docs/AUTHORING.md, section "An exercise is solved by the learner, not by the library".
 
     >>> import specdec.distributions as d
     >>> def tv(p, q):
@@ -149,7 +137,21 @@ def _dynamic_hits(fn: Any, codes: dict[types.CodeType, str], args: tuple, kwargs
 def delegated_calls(fn: Any, forbidden: Iterable[Any], *, args: tuple = (), kwargs: dict | None = None,
                     probe: bool = True) -> list[str]:
     """Names ('verify_round (specdec.speculative)') of the forbidden library functions that
-    `fn` is, names in its code, or reaches when called with `args`; [] for the learner's own work."""
+    `fn` is, names in its code, or reaches when called with `args`; [] for the learner's own work.
+
+    A learner could hand a library version back in three ways, and all three are caught:
+
+        speculative_verify = verify_round                       # the same object
+        def speculative_verify(p, q, d, rng):                   # a thin wrapper
+            return verify_round(p, q, d, rng)
+        import specdec.speculative as s                         # a call through the module
+        def speculative_verify(p, q, d, rng):
+            return s.verify_round(p, q, d, rng)
+
+    Statically (the function is a library object, or its code, closures included, names one through
+    a global or a module attribute) and, with `probe`, dynamically (it is called once under a
+    profiler that records every Python function entered; reaching a forbidden library function by
+    any route counts)."""
     codes = _forbidden_functions(forbidden)
     hits = _static_hits(fn, codes)
     if probe:

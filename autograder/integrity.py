@@ -3,23 +3,11 @@
 Student code runs in the same Python process as the tests that grade it, so a solution
 cell could register an IPython input transformer that turns `assert` into `pass`, patch
 `np.allclose` or `autograder.stats` in place, or hook the kernel's events. The grader's
-executor (`resilient_execute.ResilientExecute`) therefore calls, in the kernel:
-
-* `install()` once, before the first cell: imports the test helpers from disk and records
-  the genuine state (IPython's input and AST transformers, event callbacks, trace hooks,
-  the attributes of `numpy`, `scipy`, `autograder`, `specdec`, `builtins`, ... and the code
-  of their functions and of the course's classes);
-* `before_locked()` before every locked cell (setup and tests, the instructor's code): puts
-  all of that back, and the names earlier locked cells defined, and returns what it had to
-  repair (the grader lists it for review); for a graded cell it also routes what the
-  student's code writes to stderr to stdout with a note, so a debug print or a warning is
-  never fatal (`autograder.graded_output.begin_test`);
-* `after_locked()` after every locked cell, so the state the instructor's own cells set up
-  (figures' hooks, imported helpers, the names they define) counts as genuine.
-
-This is defence in depth, not a sandbox: code running in the kernel can always find
-this module. The grader also flags, for review in the CSV, solution cells that reach for
-these internals (`autograder.review.suspicious_lines`).
+executor (`resilient_execute.ResilientExecute`) therefore calls, in the kernel, `install()` once
+before the first cell, `before_locked()` before every locked cell (setup and tests) and
+`after_locked()` after it. This is defence in depth, not a sandbox (code running in the kernel can
+always find this module), which is why suspicious lines are listed for review
+(`grading.review`): README, section "For instructors", paragraph "Threat model".
 
     >>> install(); restore()
     []
@@ -112,11 +100,13 @@ def snapshot() -> None:
 
 
 def before_locked(graded: bool = False, uses=None) -> list[str]:
-    """Before a locked cell (the instructor's code): repair the kernel, and put back the names
-    earlier locked cells defined (a student cell may have rebound `assert_distribution`).
+    """Before a locked cell (the instructor's code): repair the kernel (`restore`), and put back the
+    names earlier locked cells defined (a student cell may have rebound `assert_distribution`);
+    return what it had to repair (the grader lists it for review).
     `uses`: the names the locked cell mentions (None: all); a protected name it does not use is
     left alone, so an expository cell that reuses a test's `B` is neither undone nor reported.
-    With `graded`, also start routing the student's stderr to stdout (`begin_test`)."""
+    With `graded`, also start routing what the student's code writes to stderr to stdout with a note
+    (`autograder.graded_output.begin_test`), so a debug print or a warning is never fatal."""
     repaired = restore()
     shell = _shell()
     if shell is not None:
@@ -134,7 +124,9 @@ def before_locked(graded: bool = False, uses=None) -> list[str]:
 
 
 def after_locked() -> None:
-    """After a locked cell: record the names it defined and the kernel's state as genuine."""
+    """After a locked cell: record the names it defined and the kernel's state as genuine, so the
+    state the instructor's own cells set up (figures' hooks, imported helpers, the names they
+    define) is not undone as if a student had made it."""
     end_test()
     shell = _shell()
     if shell is not None:
@@ -147,7 +139,10 @@ def after_locked() -> None:
 
 
 def install() -> None:
-    """Import the test helpers from disk and record the genuine state (call before any student code)."""
+    """Import the test helpers from disk and record the genuine state (call before any student code):
+    IPython's input and AST transformers, event callbacks, trace hooks, the attributes of `numpy`,
+    `scipy`, `autograder`, `specdec`, `builtins`, ... and the code of their functions and of the
+    course's classes (`snapshot`)."""
     for name in HELPERS:
         try:
             importlib.import_module(name)

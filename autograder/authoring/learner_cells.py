@@ -1,19 +1,8 @@
-"""What `release` adds to every student notebook, so that every chapter works the same way in JupyterLab.
-
-* Every test cell is tagged `raises-exception`: JupyterLab 4's Run All then keeps going past a
-  failing test (it sends `stop_on_error: false` for such a cell), so a learner who has not solved
-  the exercises yet still sees every figure and widget below them. The tag changes nothing in
-  grading: a test cell scores by its outputs (an error output scores 0) in nbgrader's autograde,
-  in `python -m autograder check` (which takes the test cells from the instructor's notebook
-  anyway) and in nbgrader's Validate.
-* One note near the top (after the title cell) says how to check your work from the notebook.
-* The last cell shows a **Check my work** button (`autograder.learner.notebook_check`), under a
-  heading. Both are tagged `remove-cell`, so the book (a static website) leaves them out.
-
-Added by construction, so a new chapter gets them with no authoring step, and solution notebooks
-(the single source) stay free of them. `is_learner_cell` recognizes them in a submission (the
-grader's review scan skips them): by their exact text, so a student's own line added to the
-check cell makes it a student's cell again.
+"""What `release` adds to every student notebook, so that every chapter works the same way in JupyterLab:
+test cells tagged `raises-exception`, a note on checking your work after the title, and a **Check my
+work** button as the last cell (docs/AUTHORING.md, section "Files"). Added by construction, so a new
+chapter gets them with no authoring step, and solution notebooks (the single source) stay free of
+them; `is_learner_cell` recognizes them in a submission.
 
     >>> from autograder.notebooks import new_notebook, new_markdown, new_code
     >>> nb = new_notebook([new_markdown("# 01 · T"), new_code("assert True", nbgrader={"grade": True,
@@ -35,6 +24,11 @@ import nbformat
 
 from ..notebooks import is_test
 
+# JupyterLab 4's Run All keeps going past a failing cell with this tag (it sends `stop_on_error: false`
+# for it), so a learner who has not solved the exercises yet still sees every figure and widget below
+# them. It changes nothing in grading: a test cell scores by its outputs (an error output scores 0) in
+# nbgrader's autograde, in `python -m autograder check` (which takes the test cells from the
+# instructor's notebook anyway) and in nbgrader's Validate.
 RAISES = "raises-exception"
 CHECK_NOTE_MARK = "**How to check your work.**"
 CHECK_CELL_MARK = "from autograder.learner.notebook_check import check_button"
@@ -59,8 +53,9 @@ def check_cell_source(chapter: str) -> str:
 
 
 def add_learner_cells(nb: nbformat.NotebookNode, chapter: str) -> nbformat.NotebookNode:
-    """Return `nb` with its test cells tagged, the note after the first cell and the check cell at the end.
-    Idempotent: a notebook that has them is returned unchanged."""
+    """Return `nb` with its test cells tagged, the note after the first cell and the check cell (under a
+    heading) at the end. Idempotent: a notebook that has them is returned unchanged. The check cell
+    and its heading are tagged `remove-cell`, so the book (a static website) leaves them out."""
     nb = nbformat.from_dict(nb)
     for cell in nb.cells:
         if is_test(cell):
@@ -78,7 +73,8 @@ def add_learner_cells(nb: nbformat.NotebookNode, chapter: str) -> nbformat.Noteb
 def is_learner_cell(cell) -> bool:
     """True for a cell `add_learner_cells` puts in every learner copy (the how-to note, the Check my
     work heading and cell), recognized by its exact text (trailing blank lines aside), whatever
-    its chapter and metadata."""
+    its chapter and metadata. The grader's review scan skips these; a student's own line added to
+    the check cell makes it a student's cell again."""
     source = cell.get("source", "")
     source = ("".join(source) if isinstance(source, list) else source).strip()
     if cell.get("cell_type") == "markdown":
