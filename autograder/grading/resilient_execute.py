@@ -1,29 +1,10 @@
 """nbgrader's Execute preprocessor, made to survive (and contain) any student notebook.
 
 Used by `grade` (through `nbgrader_config.py`) and by the learner's self-check, both through
-the one list in `pipeline.py`, so both score a notebook the same way. Its limits come from
-`GradingSettings` (the `settings` trait):
-
-* **Sandbox.** Each kernel runs in a bubblewrap sandbox with memory and CPU limits
-  (`sandbox.SandboxedKernelManager`); without bubblewrap it says loudly that it is not
-  isolated.
-* **Honest tests.** Before every locked cell (the instructor's setup and test code) the
-  kernel is repaired: IPython's input/AST transformers and event hooks, the test helpers,
-  numpy and the names the instructor's cells defined are put back (`integrity`). During
-  a test, what the student's code writes to stderr is shown on stdout, never fatal. What
-  had to be repaired, and every timeout and crash, is kept as data in an `ExecutionRecord`
-  (`self.record`, and `take_records()` for the grading worker), which the grader puts in
-  the notes and review columns.
-* **Timeouts are timeouts.** A cell that runs past the limit is interrupted and gets a
-  `TimeoutError` output (not `KeyboardInterrupt`); later test cells of the same exercise
-  fail at once instead of each waiting for the limit again.
-* **A kernel that will not stop, or dies, is replaced.** If the interrupt is ignored (a
-  loop inside a bare `except:`) or the kernel dies (`os._exit`, a crash, out of memory),
-  a fresh kernel is started and the instructor's setup cells and the student's solution
-  cells before that point are run again (without the culprit), so the rest of the notebook
-  is still graded. After `max_restarts` the remaining cells are marked "not run".
-* **Bounded output.** Each cell's outputs are capped in bytes (`max_cell_output_bytes`),
-  keeping the beginning and the end of long text.
+the one list in `pipeline.py`, so both score a notebook the same way; its limits come from
+`GradingSettings` (the `settings` trait). `ResilientExecute` says how it handles the sandbox, the
+test environment, timeouts, hung or dead kernels and long output; what an instructor sees of it is
+in the README, section "For instructors", paragraphs "3. Grade." and "Threat model".
 """
 from __future__ import annotations
 
@@ -86,7 +67,29 @@ def take_records() -> list[ExecutionRecord]:
 
 
 class ResilientExecute(Execute):
-    """Execute every cell in a sandboxed, guarded kernel; see the module docstring."""
+    """Execute every cell in a sandboxed, guarded kernel:
+
+    * **Sandbox.** Each kernel runs in a bubblewrap sandbox with memory and CPU limits
+      (`sandbox.SandboxedKernelManager`); without bubblewrap it says loudly that it is not
+      isolated.
+    * **Honest tests.** Before every locked cell (the instructor's setup and test code) the
+      kernel is repaired: IPython's input/AST transformers and event hooks, the test helpers,
+      numpy and the names the instructor's cells defined are put back (`integrity`). During
+      a test, what the student's code writes to stderr is shown on stdout, never fatal. What
+      had to be repaired, and every timeout and crash, is kept as data in an `ExecutionRecord`
+      (`self.record`, and `take_records()` for the grading worker), which the grader puts in
+      the notes and review columns.
+    * **Timeouts are timeouts.** A cell that runs past the limit is interrupted and gets a
+      `TimeoutError` output (not `KeyboardInterrupt`); later test cells of the same exercise
+      fail at once instead of each waiting for the limit again.
+    * **A kernel that will not stop, or dies, is replaced.** If the interrupt is ignored (a
+      loop inside a bare `except:`) or the kernel dies (`os._exit`, a crash, out of memory),
+      a fresh kernel is started and the instructor's setup cells and the student's solution
+      cells before that point are run again (without the culprit), so the rest of the notebook
+      is still graded. After `max_restarts` the remaining cells are marked "not run".
+    * **Bounded output.** Each cell's outputs are capped in bytes (`max_cell_output_bytes`),
+      keeping the beginning and the end of long text.
+    """
 
     settings = Instance(GradingSettings, args=(), help="timeout, limits, hidden folders, isolation").tag(config=True)
     sandbox = Bool(True, help="run kernels in a bubblewrap sandbox (falls back loudly)").tag(config=True)
