@@ -3,36 +3,17 @@
 A chapter draws some figures 11-15 inches wide for a wide JupyterLab window; on a page they are
 shrunk to the column (about 7.5 inches at 100 px per inch), and their 10-point labels to about 5
 pixels. The book runs each chapter with `install()` active in the kernel (book/executed.py writes
-an IPython startup file into the run's empty HOME), so every figure the inline backend shows is
-first
-
-* narrowed towards `COLUMN_INCHES` wide, its height scaled by the same factor (text keeps its point
-  size, so it grows relative to the figure) and its layout recomputed: to the narrowest of 8, 9 or
-  10 inches at which no two panels' titles, labels or legends run into each other; failing that, a
-  single row of panels is laid out again in two columns (a row of four becomes a 2 x 2 grid), or
-  one; failing that, as narrow as its text allows, or as drawn (overlapping text is worse than
-  small text);
-* given text no smaller than `MIN_POINTS`;
-* described: the output's metadata gets `course_alt`, built from the figure's titles and axis
-  labels, which book/pages.py turns into the image's alt text.
-
-A learner's JupyterLab never loads this module: what they see is drawn as the chapter says.
+`STARTUP`, an IPython startup file, into the run's empty HOME), so every figure the inline backend
+shows is first fitted to the column (`fit_to_column`) and described (`describe`). A learner's
+JupyterLab never loads this module: what they see is drawn as the chapter says. What an author does
+for it: docs/AUTHORING.md, section "Figures, citations and text in the book".
 
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
     >>> fig, ax = plt.subplots(figsize=(14, 4)); _ = ax.set(title="Speedup", xlabel="gamma", ylabel="x")
-    >>> fit_to_column(fig); [round(float(v), 2) for v in fig.get_size_inches()]
-    [8.0, 2.29]
-    >>> fig, axes = plt.subplots(1, 4, figsize=(14, 3))
-    >>> for ax in axes: _ = ax.set_title("a title far too long for a quarter of the column")
-    >>> fit_to_column(fig); [ax.get_subplotspec().rowspan.start for ax in axes], collisions(fig)
-    ([0, 0, 1, 1], [])
-    >>> plt.close(fig)
-    >>> fig, ax = plt.subplots(figsize=(14, 4)); _ = ax.set(title="Speedup", xlabel="gamma", ylabel="x")
-    >>> fit_to_column(fig)
-    >>> describe(fig)
-    'Speedup (x: gamma; y: x)'
+    >>> fit_to_column(fig); [round(float(v), 2) for v in fig.get_size_inches()], describe(fig)
+    ([8.0, 2.29], 'Speedup (x: gamma; y: x)')
     >>> plt.close(fig)
 """
 from __future__ import annotations
@@ -129,8 +110,24 @@ def _regrid(fig, panels: list, columns: int, width: float, height: float, allowe
 
 
 def fit_to_column(fig) -> None:
-    """Narrow `fig` towards `COLUMN_INCHES` (aspect kept, or a row of panels laid out in two columns
-    or one) while its panels' text stays apart, and raise any text below `MIN_POINTS`."""
+    """Narrow `fig` towards `COLUMN_INCHES` while its panels' text stays apart, and raise any text
+    below `MIN_POINTS`.
+
+    Its height is scaled by the same factor (text keeps its point size, so it grows relative to the
+    figure) and its layout recomputed: to the narrowest of 8, 9 or 10 inches at which no two panels'
+    titles, labels or legends run into each other; failing that, a single row of panels is laid out
+    again in two columns (a row of four becomes a 2 x 2 grid), or one; failing that, as narrow as its
+    text allows, or as drawn (overlapping text is worse than small text).
+
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig, axes = plt.subplots(1, 4, figsize=(14, 3))
+        >>> for ax in axes: _ = ax.set_title("a title far too long for a quarter of the column")
+        >>> fit_to_column(fig); [ax.get_subplotspec().rowspan.start for ax in axes], collisions(fig)
+        ([0, 0, 1, 1], [])
+        >>> plt.close(fig)
+    """
     _raise_small_text(fig)
     width, height = (float(v) for v in fig.get_size_inches())
     if width <= COLUMN_INCHES:
@@ -171,7 +168,9 @@ def describe(fig) -> str:
 
 
 def install() -> None:
-    """Apply the rule to every figure the inline backend shows in this kernel."""
+    """Apply the rule to every figure the inline backend shows in this kernel: `fit_to_column`, and
+    the output's metadata gets `course_alt` (`describe`), which book/pages.py turns into the image's
+    alt text."""
     import matplotlib_inline.backend_inline as inline
 
     original = inline._fetch_figure_metadata

@@ -1,27 +1,14 @@
 """An executed student notebook turned into a book page: what a learner sees after Run All, made static.
 
-Two kinds of output cannot be shown as they are on a static page:
-
-* A widget's output is a reference to live state in the kernel. Its static picture is read from
-  the widget state the executor saved in the notebook (`metadata.widgets`): the images of its
-  `Image` widgets, the text of its `HTML`/`Label` readouts and the outputs of its `Output`
-  widgets, in the widget's layout order, with a line naming the initial value of each control
-  and saying that the widget is interactive in JupyterLab.
-* A test cell of the unsolved copy stops with the stub's `NotImplementedError` (or an
-  `AssertionError`). Its traceback says nothing a reader needs and fills a screen per test; the
-  page shows one line instead, with the error's type and message, so a reader still sees that
-  the cell fails until the function above is written.
-
-The page is written for a web reader: the note on checking your work (which in JupyterLab points at
-the **Check my work** button the book leaves out) says where that happens; a code cell that only
-draws a figure is folded under "Show the plotting code"; each chapter page says how to get its
-notebook and the course (book/build.py puts the files in `downloads/`); citations link to the
-references page (book/references.py); each figure gets alt text saying what it shows
-(`image_alt`), from the figure's titles and labels (book/figures.py) or else the cell's comment.
-
-Math in a folded block's title (`<details><summary>... $x$ ...</summary>`) sits in raw HTML, which
-the Markdown parser passes through untouched; JupyterLab typesets it anyway, so the page marks it
-as math too.
+`book_page` rewrites a copy for a web reader: a widget becomes a picture of its initial state
+(`_widget_picture`; a live widget runs in the page, book/live_widgets.py), a failing test cell's
+traceback one line (`_test_cell_note`), the note on checking your work one for a web reader
+(`WEB_CHECK_NOTE`); a code cell that only draws is folded (`draws_only`), each image gets alt text
+(`image_alt`), citations link to the references page (book/references.py), math in a folded
+block's title is typeset (`summary_math`), and a line under the title offers the downloads
+(`get_the_chapter`). What a reader gets: the README, section "Reading the course as a website";
+what an author does for it: docs/AUTHORING.md, sections "Widgets" and "Figures, citations and
+text in the book".
 
     >>> import nbformat
     >>> nb = nbformat.v4.new_notebook()
@@ -62,6 +49,10 @@ _INLINE_MATH = re.compile(r"(?<![\\$])\$([^$\n]+?)\$(?!\$)")
 def summary_math(source: str) -> str:
     """`source` with the `$...$` math of its `<summary>` titles marked up as the page's other math.
 
+    Math in a folded block's title (`<details><summary>... $x$ ...</summary>`) sits in raw HTML, which
+    the Markdown parser passes through untouched; JupyterLab typesets it anyway, so the page marks it
+    as math too.
+
     >>> summary_math("<details><summary>Why $p/q$?</summary> $x$")
     '<details><summary>Why <span class="math notranslate nohighlight">\\\\(p/q\\\\)</span>?</summary> $x$'
     """
@@ -87,8 +78,11 @@ WEB_CHECK_NOTE = (
 
 
 def _test_cell_note(error, first: bool) -> nbformat.NotebookNode:
-    """One line for a failing test cell. The stub's message ("Replace this line ...") is written for the
-    exercise cell, not for the test cells below it, so only the error's type is quoted for it."""
+    """One line for a failing test cell of the unsolved copy, in place of its traceback, which says
+    nothing a reader needs and fills a screen per test: the error's type and message, so a reader
+    still sees that the cell fails until the function above is written. The stub's message ("Replace
+    this line ...") is written for the exercise cell, not for the test cells below it, so only the
+    error's type is quoted for it."""
     if error.ename == "NotImplementedError":
         what = "<code>NotImplementedError</code> (the exercise above is still the stub)"
     else:
@@ -190,6 +184,10 @@ def _walk(model_id: str, models: dict, outputs: list, controls: list, seen: set,
 
 
 def _widget_picture(model_id: str, models: dict) -> list:
+    """A widget's static picture, read from the widget state the executor saved in the notebook
+    (`metadata.widgets`): the images of its `Image` widgets, the text of its `HTML`/`Label` readouts
+    and the outputs of its `Output` widgets, in the widget's layout order, after a line naming the
+    initial value of each control and saying that the widget is interactive in JupyterLab."""
     outputs, controls = [], []
     _walk(model_id, models, outputs, controls, set())
     shown = "; ".join(f"{html.escape(str(d))} = {html.escape(_shown(v))}" for d, v in controls)
@@ -270,7 +268,8 @@ def _image_key(out) -> str | None:
 
 
 def get_the_chapter(name: str) -> str:
-    """The line under a chapter's title: its notebook and the whole course, to run in JupyterLab."""
+    """The line under a chapter's title: its notebook and the whole course, to run in JupyterLab
+    (book/build.py puts the files in `downloads/`)."""
     return (f'<p class="course-get">Run this chapter yourself: download '
             f'<a href="{DOWNLOADS}/{name}.ipynb" download>its notebook ({name}.ipynb)</a> or '
             f'<a href="{DOWNLOADS}/{BUNDLE_ZIP}" download>the whole course (zip)</a>, '
