@@ -7,23 +7,13 @@ Both engines run the course-trained byte-level pair (`specdec.tiny_pair`) on the
 (`specdec.lab_prompts`, the last 120 bytes of each, about what the lab keeps, so that prompt +
 tokens stay within the positions the pair was trained on), 48 new tokens each, gamma = 4, one thread.
 
-Hugging Face `generate(assistant_model=draft)` is set up to do the same work as the course's engine
-(transformers 5.x defaults differ, read from `GenerationConfig._get_default_generation_params`):
-
-- `assistant_confidence_threshold = 0` (default 0.4: the draft stops early when its own top
-  probability falls below an adaptive threshold, so HF makes more, shorter rounds);
-- `num_assistant_tokens_schedule = "constant"`, `num_assistant_tokens = gamma` (default 20);
-- `max_new_tokens = min_new_tokens = 48`; near the limit both engines draft only what can still be
-  used (HF: `min(num_assistant_tokens, max_length - cur_len - 1)`, the course: `min(gamma, room - 1)`);
-- sampling (T = 1): `do_sample=True, temperature=1.0, top_k=0, top_p=1.0` (HF's default top_k is 50;
-  the course's engine samples from the full distribution).
-
-Every run goes through `specdec.engine.measure` (`run_speculative`, `run_hf`, `run_plain`), whose
-clock counts every forward of both models, so the table shows target passes (= rounds) and draft
-passes of each engine, not only its own statistics. Each engine is warmed up
-once, then the engines run in alternation (course, HF, plain, course, HF, plain, ...) for
-`--repeats` repeats; tokens/s is reported as median and range, and the ratio course / HF per
-repeat as median and range. Greedy outputs are compared token for token.
+Hugging Face `generate(assistant_model=draft)` runs with `specdec.engine.measure.like_for_like(gamma)`
+and `run_hf`'s sampling settings, so it does the same work as the course's engine (transformers 5.x
+defaults differ, read from `GenerationConfig._get_default_generation_params`: a confidence threshold
+of 0.4, 20 assistant tokens, top_k 50). Near the token limit both engines draft only what can still
+be used (HF: `min(num_assistant_tokens, max_length - cur_len - 1)`, the course: `min(gamma, room - 1)`).
+`measure` says how the engines are timed and compared; the README lists this script, and its
+recorded result, under "For authors".
 """
 from __future__ import annotations
 
@@ -46,7 +36,14 @@ def spread(xs, fmt="{:.0f}"):
 
 
 def measure(target, draft, prompts, temperature, repeats):
-    """Alternating repeats of course / HF / plain; returns a dict of per-repeat lists and pass counts."""
+    """Alternating repeats of course / HF / plain; returns a dict of per-repeat lists and pass counts.
+
+    Every run goes through `specdec.engine.measure` (`run_speculative`, `run_hf`, `run_plain`), whose
+    clock counts every forward of both models, so the table shows target passes (= rounds) and draft
+    passes of each engine, not only its own statistics. Each engine is warmed up once, then the
+    engines run in alternation (course, HF, plain, course, HF, plain, ...) for `repeats` repeats;
+    tokens/s is reported as median and range, and the ratio course / HF per repeat as median and
+    range. Greedy outputs are compared token for token."""
     n_tokens = len(prompts) * N_NEW
     runs = dict(course=lambda seed: run_speculative(target, draft, prompts, GAMMA, N_NEW, seed, temperature=temperature),
                 hf=lambda seed: run_hf(target, prompts, N_NEW, assistant=draft, assistant_settings=like_for_like(GAMMA),

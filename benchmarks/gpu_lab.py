@@ -6,29 +6,14 @@
     python benchmarks/gpu_lab.py --dry --real-shapes  # CPU: GPT-2 / GPT-2-XL widths, heads and vocabulary with
                                                       # one layer each (the real-shape code path, small)
 
-What comes from where. Timings do not depend on the weights, only on the shapes: with no internet
-and no checkpoints (an air-gapped cluster) the script builds GPT-2-XL (target) and GPT-2 (draft) at
-their real shapes with random weights, in float16 on the GPU, and measures (a) the target's pass time
-against k, interleaved over k, synchronized, warmed up, repeated (median, quartiles, range), beside
-chapter 01's roofline for the detected GPU; (b) the draft cost ratio c from one-token passes, beside
-the layer ratio (12 / 48 = 0.25) and the byte ratio (124M / 1,558M parameters = 0.080); (c) the same
-passes on a static KV cache in eager mode and replayed from CUDA graphs; (e) the engine's own work
-per round (wall time minus the time inside the models' passes), with dynamic and static caches, and
-Hugging Face assisted generation's, each divided by that engine's own round count (counted target
-passes). Acceptance (survival, n_bar) and the measured speedup need the real weights: they are
-measured only when gpt2 and gpt2-xl are on disk (Hugging Face cache or SPECDEC_GPT2_DIR; never
-downloaded); otherwise the speedup is only predicted for stated alphas from the measured costs. Every
-row of the output names its source: "real weights", "random weights, real shapes" or "dry".
-
-What to expect (chapter 12). At batch 1 in eager mode a 1.5B-parameter model in Hugging Face is
-often launch-bound, not bandwidth-bound: GPT-2-XL issues roughly 48 x 15 kernels per pass, a few
-microseconds of launch each, so its one-token pass takes several times the roofline time of
-reading its 3.1 GB, and the pass time grows little with k up to tens of tokens. The 12-layer draft
-launches a quarter of the kernels, so c sits near the layer ratio 0.25, far above the byte ratio
-0.08. With CUDA graphs the launch cost goes, both passes approach their rooflines, and c falls
-toward the byte ratio; the engine's own Python work per round (sampling, verification, cache
-bookkeeping, one host sync) is then a larger share of a round. Which regime a given GPU is in is
-what the measurements decide.
+Timings depend on the shapes, not the weights: without gpt2 and gpt2-xl on disk (Hugging Face cache
+or SPECDEC_GPT2_DIR; never downloaded) the script builds GPT-2-XL (target) and GPT-2 (draft) at their
+real shapes with random float16 weights and still measures pass times, c and each engine's own work
+per round (`measure_passes`, `measure_graphs`, `measure_overhead`). Acceptance and the measured
+speedup (`measure_sweep`) need the real weights; without them the speedup is only predicted for
+stated alphas (`assumed_alpha_speedups`). Every row of the output names its source: "real weights",
+"random weights, real shapes" or "dry". What to expect (launch-bound eager passes, c near the layer
+ratio, CUDA graphs) is chapter 12's prose; the README lists this script under "For authors".
 
 Output: Markdown at --out (default benchmarks/results/gpu_lab.md, or gpu_lab_dry*.md for dry runs)
 and a JSON file beside it, with the date, the device and the software versions. Dry runs say so in
@@ -125,8 +110,11 @@ def roofline(gpu: str, ks, context: int):
 
 
 def measure_passes(cfg, target, draft, device) -> dict:
-    """(a) target and draft pass time against k, interleaved; (b) c from the same rounds, paired; (c) the
-    same passes on a static cache in eager mode (the CUDA-graph replays come last: `measure_graphs`)."""
+    """(a) target and draft pass time against k, interleaved over k, synchronized, warmed up, repeated
+    (median, quartiles, range), beside chapter 01's roofline for the detected GPU; (b) c from the same
+    rounds, paired (the report sets it beside the layer ratio, 12 / 48 = 0.25, and the byte ratio,
+    124M / 1,558M parameters = 0.080); (c) the same passes on a static cache in eager mode (the
+    CUDA-graph replays come last: `measure_graphs`)."""
     samples = pass_time_samples({"target": target, "draft": draft}, cfg["ks"], context=cfg["context"],
                                 repeats=cfg["repeats"], warmup=cfg["warmup"])
     ks = sorted({k for name, k in samples if name == "target"})
@@ -196,7 +184,8 @@ def assumed_alpha_speedups(cfg, passes) -> dict:
 
 
 def measure_overhead(cfg, target, draft, prompts) -> dict:
-    """(e) each engine's own work per round: (wall time - time inside the passes) / its counted target passes."""
+    """(e) each engine's own work per round: (wall time - time inside the passes) / its counted target passes,
+    for the course's engine with dynamic and static caches and for Hugging Face assisted generation."""
     g, n_new = cfg["overhead_gamma"], cfg["overhead_tokens"]
     static = static_factory(max(len(x) for x in prompts) + n_new + g + 1)
     engines = {
