@@ -1,11 +1,9 @@
 """Which exercises of a notebook are optional, and a chapter's points with them counted apart.
 
 An exercise is optional when the heading of its statement says so: the last Markdown heading above
-its solution cell that titles an exercise, `## 8 · Exercise 10.4 (interview, optional): ...`, lists
-`optional` among the words in parentheses. Nothing else marks it (no metadata to keep in step), so
-an author makes an exercise optional by writing it in its title. Every report that totals a chapter
-(`python -m autograder check`, the Check my work button, `python -m autograder progress`) counts
-the required exercises in the total and shows the optional ones apart.
+its solution cell that titles an exercise lists `optional` among the words in parentheses
+(`## 8 · Exercise 10.4 (interview, optional): ...`). The rule for authors and the reports that
+count such an exercise apart: docs/AUTHORING.md, section "Chapter skeleton".
 
     >>> from autograder.authoring import md, solution
     >>> from autograder.notebooks import new_notebook

@@ -6,15 +6,8 @@ probabilities by Pearson's chi-square test.
 
     statistic = sum over cells of (observed - expected)^2 / expected
 
-Cells whose expected count is below 5 are pooled into one cell first (the chi-square
-approximation is poor for rare cells), and the p-value comes from scipy's chi-square
-survival function with (cells - 1) degrees of freedom.
-
-Thresholds. A test fails when p < P_FAIL = 1e-6, so an exact sampler fails with
-probability below 1e-6 whatever its seed. Sample sizes in the course are chosen so
-that every known bug gets p < 1e-12 (the statistics are recorded in the tests).
-
-Worked example:
+Rare cells are pooled first (`chi_square`); a test fails below `P_FAIL`. How a chapter chooses
+its sample sizes against these thresholds: docs/AUTHORING.md, section "Exercise and test rules".
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -36,7 +29,7 @@ from scipy import stats as _scipy_stats
 
 from specdec.checks import paired_rows, scalar_or_array
 
-P_FAIL = 1e-6          # a correct sampler fails a test with probability below this
+P_FAIL = 1e-6          # a correct sampler fails a test with probability below this, whatever its seed
 MIN_EXPECTED = 5.0     # cells expected fewer times than this are pooled
 _PROB_ATOL = 1e-9      # how far from 1 a probability table may sum
 
@@ -131,9 +124,10 @@ def chi_square(observed: Mapping[Hashable, int], expected: Mapping[Hashable, flo
     probabilities (or is an array indexed by outcome). Outcomes missing from `observed`
     count as 0. An observed outcome that has probability 0 is recorded in `impossible`.
 
-    Cells whose expected count is below `min_expected` are pooled into one cell; if the
-    pool itself is still below `min_expected`, it absorbs the smallest remaining cell
-    until it is not (or nothing is left to absorb).
+    Cells whose expected count is below `min_expected` are pooled into one cell (the chi-square
+    approximation is poor for rare cells); if the pool itself is still below `min_expected`, it
+    absorbs the smallest remaining cell until it is not (or nothing is left to absorb). The p-value
+    comes from scipy's chi-square survival function with (cells - 1) degrees of freedom.
 
     >>> r = chi_square({0: 48, 1: 52}, [0.5, 0.5])
     >>> round(r.statistic, 2), r.dof

@@ -3,18 +3,10 @@
 bubblewrap's PID namespace kills a submission's processes when its kernel ends, but does not
 limit how many it starts while it runs (a fork bomb fills the machine's process table), and
 the kernel's RLIMIT_DATA does not count the files it writes into its in-memory scratch
-(`/tmp`, a tmpfs). Where the grader may create cgroups (root on a machine with cgroup v1,
-as in CI; a delegated cgroup v2 subtree), each kernel gets its own, nested in the grader's:
-
-* `pids.max` = `max_processes` (threads count too): one more fork fails with EAGAIN inside
-  the kernel (`BlockingIOError`), the kernel and the batch go on;
-* memory limit = `memory_bytes + scratch_bytes`: the kernel's memory and the pages of its
-  scratch tmpfs (a tmpfs is charged to the cgroup of the process that writes it) together.
-
-The kernel is moved into its cgroup by a two-line launcher before bubblewrap starts
-(`enter_command`), so every process it ever starts is inside. Where no cgroup can be made
-(not root, no delegation) `KernelCgroup.create` returns one that enforces nothing, and
-`sandbox.check_sandbox` says so plainly: the process limit is then NOT enforced.
+(`/tmp`, a tmpfs). Where the grader may create cgroups, each kernel gets its own
+(`KernelCgroup.create`), entered before bubblewrap starts (`enter_command`); elsewhere
+`sandbox.check_sandbox` says plainly that the process limit is NOT enforced. When cgroups are
+available, and the limits' defaults: README, section "For instructors", paragraph "Threat model".
 
     >>> cg = KernelCgroup([], set())          # what a machine without cgroups gets
     >>> cg.enter_command(["python"]), cg.enforces("pids")
@@ -70,6 +62,15 @@ class KernelCgroup:
 
     @classmethod
     def create(cls, max_processes: int, memory_bytes: int) -> "KernelCgroup":
+        """A new cgroup per controller, nested in the grader's, where the grader may create one (root
+        on a machine with cgroup v1, as in CI; a delegated cgroup v2 subtree); where none can be made
+        (not root, no delegation) one that enforces nothing.
+
+        * `pids.max` = `max_processes` (threads count too): one more fork fails with EAGAIN inside
+          the kernel (`BlockingIOError`), the kernel and the batch go on;
+        * memory limit = `memory_bytes` (the sandbox passes its memory plus its scratch): the kernel's
+          memory and the pages of its scratch tmpfs (a tmpfs is charged to the cgroup of the process
+          that writes it) together."""
         folders, made = [], set()
         name = f"course-kernel-{uuid.uuid4().hex[:12]}"
         for controller, value in (("pids", max_processes), ("memory", memory_bytes)):
@@ -91,7 +92,8 @@ class KernelCgroup:
         return controller in self.controllers
 
     def enter_command(self, cmd: list[str]) -> list[str]:
-        """`cmd` started inside these cgroups (unchanged if there are none)."""
+        """`cmd` started inside these cgroups (unchanged if there are none): a two-line launcher moves
+        itself in first, so every process the kernel ever starts is inside."""
         if not self.folders:
             return cmd
         return ["/bin/sh", "-c", _ENTER, "sh", *[str(f / "cgroup.procs") for f in self.folders], "--", *cmd]

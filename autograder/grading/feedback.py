@@ -2,16 +2,12 @@
 
 A graded notebook holds the hidden tests (nbgrader puts them back before grading), and
 IPython tracebacks quote the lines around a failure, so a feedback page or a self-check
-report made naively shows hidden test code. Here:
-
-* test cells keep only their visible part (`strip_hidden`);
-* error tracebacks keep only the frames in the learner's own cells, then the message
-  (`learner_traceback`);
-* every output is scrubbed of any line of hidden test code, whatever printed it (student
-  code can read the running cell through `linecache` or `In`; `redact`).
-
-`HideHiddenTests` applies all three as an nbgrader preprocessor before feedback is
-rendered (see `nbgrader_config.py`); the self-check uses the same functions.
+report made naively shows hidden test code. Here test cells keep only their visible part
+(`strip_hidden`), tracebacks only the learner's own frames (`learner_traceback`), and every output
+is scrubbed of any line of hidden test code, whatever printed it (`redact`). `HideHiddenTests`
+applies all three before feedback is rendered (`nbgrader_config.py`); the self-check uses the
+same functions. What a feedback page shows: README, section "For instructors", paragraph "4.
+Feedback and the CSV".
 
     >>> src = "assert f(1) == 2\\n### BEGIN HIDDEN TESTS\\nassert f(123456) == 246912, 'big'\\n### END HIDDEN TESTS"
     >>> strip_hidden(src)
@@ -62,7 +58,8 @@ def notebook_hidden_lines(nb) -> set[str]:
 
 def redact(text: str, hidden: set[str]) -> str:
     """`text` with each line that quotes hidden test code, or a hidden-tests marker (it tells where
-    hidden tests start), replaced by a note."""
+    hidden tests start), replaced by a note, whatever printed it (student code can read the running
+    cell through `linecache` or `In`)."""
     if not text:
         return text
     out = []
