@@ -3,6 +3,7 @@ collect_ignore = ["autograder/grading/nbgrader_config.py"]
 
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -36,6 +37,7 @@ def learners_folder_is_never_touched():
             os.environ.pop("COURSE_PROGRESS_LOG", None)
         else:
             os.environ["COURSE_PROGRESS_LOG"] = previous
+        shutil.rmtree(scratch, ignore_errors=True)
     after = _snapshot(LEARNER_DIR)
     assert LEARNER_DIR.exists() == existed and after == before, (
         f"the test session changed {LEARNER_DIR}: "

@@ -1,8 +1,10 @@
-"""Every solution notebook runs top to bottom; every student notebook fails only in its test cells."""
+"""Every student notebook fails only in its test cells.
+
+(That every solution notebook runs top to bottom is checked on the run the grader makes of it:
+`test_wrong_implementations.py::test_solution_runs_clean`, one execution instead of two.)"""
 import pytest
 
-from autograder.authoring.execute import execute
-from autograder.paths import CHAPTERS_DIR, SOLUTIONS_DIR
+from autograder.paths import CHAPTERS_DIR
 from book import executed as executed_runs
 from tests.helpers import CHAPTERS
 from autograder.notebooks import is_grade
@@ -15,15 +17,6 @@ def short_lab(monkeypatch):
     """Chapter 12's shorter preset (fewer tokens, gammas and repeats): the suite checks that the lab runs,
     the full run's numbers are recorded by benchmarks/lab12_cpu.py."""
     monkeypatch.setenv("SPECDEC_LAB_PRESET", "test")
-
-
-@pytest.mark.parametrize("name", CHAPTERS)
-def test_solution_runs_clean(name):
-    result = execute(SOLUTIONS_DIR / f"{name}.ipynb")
-    assert not result.errors, f"{name}: cells raised: {result.errors}"
-    graded_stderr = [i for i in result.stderr_cells() if is_grade(result.notebook.cells[i])]
-    assert not graded_stderr, f"{name}: test cells {graded_stderr} wrote to stderr (nbgrader scores that 0)"
-    print(f"{name}: {result.seconds:.1f} s")
 
 
 @pytest.mark.parametrize("name", CHAPTERS)

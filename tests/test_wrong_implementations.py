@@ -5,18 +5,27 @@ The wrong answers live in tests/wrong_implementations/chNN.py; each module's com
 record the statistic or the failing case that catches each one. They run through the
 fast harness (tests/power.py: only the graded cells, one kernel per chapter); one real
 nbgrader autograde per chapter checks that nbgrader scores a wrong answer exactly as
-the harness says.
+the harness says, and that the solution runs top to bottom under the grader with no
+error and nothing on stderr in a test cell.
+
+A chapter's tests share its harness report and its autograde (one of each per chapter,
+`_power` and `graded`): each chapter is an `xdist_group`, so they meet on one worker.
 """
 import csv
+import functools
 import importlib
 
 import pytest
 
 from autograder import notebooks
 from autograder.grading.grade import find_submissions, grade
+from autograder.notebooks import is_grade
+from autograder.paths import NbgraderLayout
 from tests.helpers import CHAPTERS, replace_solution, solution_nb
 from tests.power import exercise_tests, graded_cells, run_power
 
+# One group per chapter keeps a chapter's harness report and autograde on one worker.
+BY_CHAPTER = [pytest.param(name, marks=pytest.mark.xdist_group(f"chapter-{name}")) for name in CHAPTERS]
 DELEGATION_FORMS = ("delegate_same_object", "delegate_thin_wrapper", "delegate_through_module")
 
 
@@ -46,10 +55,44 @@ def test_every_exercise_keeps_the_three_delegation_forms(name):
                              f"tests/wrong_implementations/ch{name[:2]}.py (use delegation_forms)")
 
 
+@functools.lru_cache(maxsize=None)
+def _power(name):
+    """The harness report of every wrong answer of chapter `name` (one per worker and chapter)."""
+    return run_power(solution_nb(name), _wrong(name))
+
+
+def _first_wrong(name):
+    """The first wrong answer of the chapter's table that is not a delegation: (exercise, bug, source)."""
+    candidates = [(ex, bug, source) for ex, bugs in _wrong(name).items() for bug, source in bugs.items()
+                  if not bug.startswith("delegate_")]
+    assert candidates, f"{name}: no wrong implementations other than delegation in ch{name[:2]}.py"
+    return candidates[0]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """graded(name) -> the grading folder of chapter `name` after one real autograde of two students:
+    "solution" (the instructor's notebook) and "wrong" (the first wrong answer of the table)."""
+    done = {}
+
+    def run(name):
+        if name not in done:
+            root = tmp_path_factory.mktemp(f"graded-{name}")
+            exercise, _, source = _first_wrong(name)
+            for student, nb in {"solution": solution_nb(name),
+                                "wrong": replace_solution(solution_nb(name), exercise, source)}.items():
+                (root / "subs" / student).mkdir(parents=True)
+                notebooks.write(nb, root / "subs" / student / f"{name}.ipynb")
+            grade(find_submissions(root / "subs"), root / "grading")
+            done[name] = root / "grading"
+        return done[name]
+    return run
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", BY_CHAPTER)
 def test_every_wrong_implementation_loses_points(name):
-    report = run_power(solution_nb(name), _wrong(name))
+    report = _power(name)
     print(f"{name}: {len(report.bugs)} wrong answers in {report.seconds:.1f} s")
     assert not report.failures, f"{name}: the reference solution fails test cells: {report.failures}"
     assert report.baseline, f"{name}: no test cells ran"
@@ -74,22 +117,26 @@ def test_every_wrong_implementation_loses_points(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", CHAPTERS)
-def test_nbgrader_scores_a_wrong_answer_as_the_harness_does(name, tmp_path):
-    """One real autograde per chapter: the solution, and the first wrong answer of the table."""
-    candidates = [(ex, bug, source) for ex, bugs in _wrong(name).items() for bug, source in bugs.items()
-                  if not bug.startswith("delegate_")]
-    assert candidates, f"{name}: no wrong implementations other than delegation in ch{name[:2]}.py"
-    exercise, bug, source = candidates[0]
-    harness = run_power(solution_nb(name), {exercise: {bug: source}}).bugs[(exercise, bug)]
+@pytest.mark.parametrize("name", BY_CHAPTER)
+def test_solution_runs_clean(name, graded):
+    """The instructor's notebook, run top to bottom by the grader (hidden tests in, sandboxed as a
+    class is graded): no cell raises, no test cell writes to stderr (nbgrader scores that 0)."""
+    nb = notebooks.read(NbgraderLayout(graded(name)).autograded("solution", name))
+    raised = [(i, f"{o.ename}: {o.evalue}") for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              for o in c.get("outputs", []) if o.output_type == "error"]
+    assert not raised, f"{name}: cells raised: {raised}"
+    stderr = [i for i, c in enumerate(nb.cells) if is_grade(c) and c.cell_type == "code"
+              and any(o.output_type == "stream" and o.name == "stderr" for o in c.get("outputs", []))]
+    assert not stderr, f"{name}: test cells {stderr} wrote to stderr (nbgrader scores that 0)"
 
-    subs = tmp_path / "subs"
-    for student, nb in {"solution": solution_nb(name),
-                        "wrong": replace_solution(solution_nb(name), exercise, source)}.items():
-        (subs / student).mkdir(parents=True)
-        notebooks.write(nb, subs / student / f"{name}.ipynb")
-    grade(find_submissions(subs), tmp_path / "grading")
-    with open(tmp_path / "grading" / "grades_by_test.csv") as f:
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BY_CHAPTER)
+def test_nbgrader_scores_a_wrong_answer_as_the_harness_does(name, graded):
+    """One real autograde per chapter: the solution, and the first wrong answer of the table."""
+    exercise, bug, _ = _first_wrong(name)
+    harness = _power(name).bugs[(exercise, bug)]
+    with open(graded(name) / "grades_by_test.csv") as f:
         scores = {(r["student_id"], r["test"]): (float(r["score"]), float(r["max_score"])) for r in csv.DictReader(f)}
     for (student, test), (score, full) in scores.items():
         if student == "solution":
