@@ -206,9 +206,12 @@ function render({ model, el }) {
     const { pos } = treeAttentionMask(s.parents, s.prefix.length);
     s.parents.forEach((_, i) => {
       const x = cx(at[i].col), y = cy(at[i].row), sel = i === s.selected;
+      const shown = clip(s.tokens[i], Math.floor((w - 6) / 7.5));
+      // The name starts with the text the node shows (what a speech-input user says to click it).
       const g = svg("g", { role: "button", tabindex: 0, "data-node": i, "data-focus-key": `node-${i}`,
                            "aria-pressed": sel ? "true" : "false",
-                           "aria-label": `node ${i}: ${s.tokens[i]}, depth ${d[i]}${kept.has(i) ? ", kept by the greedy walk" : ""}` },
+                           "aria-label": `${shown} #${i}: node ${i} “${s.tokens[i]}”, depth ${d[i]}` +
+                             `${kept.has(i) ? ", kept by the greedy walk" : ""}` },
                     treeSvg);
       svg("title", {}, g, `node #${i} “${s.tokens[i]}”: depth ${d[i]}, position id ${pos[i]}; click to see its mask row`);
       svg("rect", { class: "ctm-ring", x: x - w / 2 - 4, y: y - h / 2 - 4, width: w + 8, height: h + 8, rx: 13,
@@ -216,8 +219,7 @@ function render({ model, el }) {
       svg("rect", { x: x - w / 2, y: y - h / 2, width: w, height: h, rx: 10,
                     fill: sel ? C.hot : hot.has(i) ? C.hotLight : "#fff",
                     stroke: kept.has(i) ? C.kept : C.stroke, "stroke-width": kept.has(i) ? 3 : 1.2 }, g);
-      svg("text", { x, y: y - 1, "text-anchor": "middle", "font-size": 13, fill: "#111" }, g,
-          clip(s.tokens[i], Math.floor((w - 6) / 7.5)));
+      svg("text", { x, y: y - 1, "text-anchor": "middle", "font-size": 13, fill: "#111" }, g, shown);
       svg("text", { x, y: y + 12, "text-anchor": "middle", "font-size": 10, fill: "#333" }, g, `#${i}`);
       g.addEventListener("click", () => selectNode(i));
       g.addEventListener("keydown", (event) => {
