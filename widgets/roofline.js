@@ -264,7 +264,7 @@ function render({ model, el }) {
     hoverLine.setAttribute("visibility", "visible");
     const right = x > M.left + 0.5 * PW;
     hoverText_.setAttribute("x", x + (right ? -6 : 6));
-    hoverText_.setAttribute("y", M.top + PH - 10);
+    hoverText_.setAttribute("y", M.top + 16);           // the top of the plot: the flat part runs low
     hoverText_.setAttribute("text-anchor", right ? "end" : "start");
     hoverText_.setAttribute("visibility", "visible");
     hoverText_.textContent = `k = ${k}: ${fmtFixed(curve.timeAt(k) * 1e3, 3)} ms`;     // short: fits a phone
