@@ -26,27 +26,6 @@ def _kernel_widget(page, module, cls, expr):
     return labui.kernel_json(page, code)
 
 
-def _box(page, cell):
-    """The widget's root box in the output of `cell`."""
-    box = labui.cell_node(page, cell).locator(".jp-OutputArea-output .jupyter-widgets.widget-vbox").first
-    box.scroll_into_view_if_needed()
-    return box
-
-
-def _slider(box, label):
-    return box.locator(".widget-slider", has=box.page.locator("label.widget-label", has_text=re.compile(f"^{label}$")))
-
-
-def _control(box, kind, label):
-    return box.locator(f".widget-{kind}", has=box.page.locator("label.widget-label", has_text=re.compile(f"^{label}$")))
-
-
-def _wait_html_change(box, before, what, timeout=60_000):
-    box.page.wait_for_function("([el, before]) => el.innerText !== before",
-                               arg=[box.element_handle(), before], timeout=timeout)
-    labui.wait_until_idle(box.page, 60, what)
-
-
 def _plain(html_text: str) -> str:
     return re.sub(r"\s+", " ", html_text).strip()
 
