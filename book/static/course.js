@@ -4,6 +4,11 @@
  *    quote a summary; a browser refuses fetch() on file:// ("Failed to fetch"). Here the page
  *    text comes from _static/course-search-text.js (written by book/search_text.py) instead.
  * 2. Math in the search results is typeset (the page's own MathJax ran before they existed).
+ * 3. A formula wider than the column (on a phone) is scaled down until it fits, to no less than
+ *    MIN_MATH_SCALE of its size: MathJax 3 does not break lines, and a formula cut at the column's
+ *    edge, to be scrolled, reads worse than a smaller one. What still does not fit scrolls inside its
+ *    own box (course.css); a formula that fits but for a glyph's overhang shows it instead of a scroll
+ *    bar. The scale is kept in data-course-scale (the layout test reads it).
  */
 (function () {
   "use strict";
@@ -42,5 +47,31 @@
         MathJax.typesetPromise([results]).catch(() => {});
       }, 50);
     }).observe(results, {childList: true, subtree: true});
+  });
+
+  const MIN_MATH_SCALE = 0.7;
+  const OVERHANG = 3;        // px a glyph may stick out of its box (an italic's slant): shown, not scrolled
+  const fitMath = () => {
+    document.querySelectorAll("mjx-container").forEach((m) => {
+      if (m.dataset.courseSize === undefined) m.dataset.courseSize = m.style.fontSize || "";
+      const size = parseFloat(m.dataset.courseSize) || 100;          // MathJax's own size, in %
+      m.style.fontSize = m.dataset.courseSize;
+      m.style.overflowX = m.style.overflowY = "";
+      let scale = 1;
+      for (let i = 0; i < 3 && scale > MIN_MATH_SCALE && m.clientWidth > 0 && m.scrollWidth > m.clientWidth + OVERHANG; i++) {
+        scale = Math.max(MIN_MATH_SCALE, scale * m.clientWidth / m.scrollWidth);   // widths follow the font size
+        m.style.fontSize = (size * scale).toFixed(1) + "%";
+      }
+      if (m.scrollWidth <= m.clientWidth + OVERHANG) m.style.overflowX = m.style.overflowY = "visible";   // both: one alone computes to auto
+      m.dataset.courseScale = scale.toFixed(3);
+    });
+  };
+  window.addEventListener("load", () => {
+    if (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) return;
+    MathJax.startup.promise.then(() => {
+      fitMath();
+      let pending = null;
+      window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(fitMath, 100); });
+    });
   });
 })();

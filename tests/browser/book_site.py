@@ -9,6 +9,9 @@ them builds a new site (sites older than `KEEP_SECONDS` are removed then; a youn
 be read by a test process of an earlier run). `COURSE_BOOK_SITE=build/book-test/<key>/site` tests
 that site as it is (to rerun the browser tests while the checkout changes under them).
 
+`offline_context` opens the site as the book tests read it: a browser context that may load files
+and nothing else.
+
     >>> len(site_key()) == 16 and site_key() == site_key()
     True
 """
@@ -18,6 +21,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -79,3 +83,30 @@ def built_book() -> BuiltBook:
                 "executed": result.executed, "reused": result.reused}
         record.write_text(json.dumps(info))
         return BuiltBook(site=result.site, built_now=True, **info)
+
+
+OFFLINE_LOADS = re.compile(r"^(?!file:|data:|blob:).*")     # what a page read from disk may not load
+
+
+def offline_context(chromium, width: int = 1400, height: int = 900, mode: str | None = None):
+    """(context, page): a browser context `width` x `height` px that may read files and nothing else.
+    Every other request is aborted and listed in `page.refused`; `page.errors` lists the page's
+    script errors and `page.console_errors` its console errors. `mode` ("light" or "dark") is the
+    theme's colour mode, stored where the theme keeps a reader's choice (localStorage); None leaves
+    the theme's default. The caller closes the context."""
+    context = chromium.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(30_000)
+    refused: list[str] = []
+
+    def guard(route):
+        refused.append(route.request.url)
+        route.abort()
+
+    context.route(OFFLINE_LOADS, guard)
+    if mode is not None:
+        context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
+    page = context.new_page()
+    page.refused, page.errors, page.console_errors = refused, [], []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.on("console", lambda msg: page.console_errors.append(msg.text) if msg.type == "error" else None)
+    return context, page

@@ -52,22 +52,11 @@ def book():
 
 @pytest.fixture(scope="module")
 def reader(chromium):
-    """A browser context that may read files and nothing else: every other request is aborted and
-    recorded in `reader.external`."""
-    context = chromium.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(30_000)
-    external = []
+    """A page in a browser context that may read files and nothing else (book_site.offline_context):
+    every other request is aborted and listed in `reader.refused`, script errors in `reader.errors`."""
+    from tests.browser.book_site import offline_context
 
-    def guard(route):
-        external.append(route.request.url)
-        route.abort()
-
-    context.route(re.compile(r"^(?!file:|data:|blob:).*"), guard)
-    page = context.new_page()
-    page.on("request", lambda r: None if r.url.startswith(("file:", "data:", "blob:")) else external.append(r.url))
-    page.external = external
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    context, page = offline_context(chromium, VIEWPORT["width"], VIEWPORT["height"])
     try:
         yield page
     finally:
@@ -150,7 +139,7 @@ def test_start_page_maps_the_course_and_search_works_offline(book, reader, shots
     reader.wait_for_selector("#search-results li", timeout=30_000)
     hits = reader.evaluate("() => [...document.querySelectorAll('#search-results li a')].map(a => a.getAttribute('href'))")
     assert any("03_acceptance_rule" in h for h in hits), hits
-    assert not reader.external, reader.external
+    assert not reader.refused, reader.refused
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
@@ -158,7 +147,7 @@ def test_chapter_page(book, reader, shots, name):
     nb = _executed(name)
     page_file = book.site / f"{name}.html"
     reader.goto("about:blank")
-    reader.external.clear()
+    reader.refused.clear()
     reader.errors.clear()
     _open(reader, page_file)
     assert reader.title(), f"{name}: no title"
@@ -192,7 +181,7 @@ def test_chapter_page(book, reader, shots, name):
         assert any("raise NotImplementedError" in ln for ln in text), f"{name}: the exercise stubs are missing"
     if name in ("06_batching", "08_token_trees"):
         reader.screenshot(path=str(shots / f"book_{name}.png"), full_page=False)
-    assert not reader.external, f"{name}: requests to other hosts: {reader.external}"
+    assert not reader.refused, f"{name}: requests to other hosts: {reader.refused}"
     assert not reader.errors, f"{name}: script errors on the page: {reader.errors[:3]}"
 
 
@@ -288,3 +277,20 @@ def test_citations_link_to_the_references_page(book):
                                                                (book.site / f"{name}.html").read_text(encoding="utf-8"))]
     assert len({name for name, _ in cited}) >= 10, "most chapters link no citation"
     assert not [c for c in cited if c[1] not in anchors], [c for c in cited if c[1] not in anchors][:5]
+
+
+def test_chapter_12_shows_the_recorded_sweep_over_gamma(book):
+    """The book runs chapter 12 with the short preset (one gamma); its first cell shows the recorded
+    full run's sweep, as a table and as a figure, which the prose describes."""
+    from specdec.engine.lab_record import recorded_full_run
+
+    record = recorded_full_run()
+    assert record is not None and len(record["per_gamma"]) >= 3
+    page = (book.site / "12_gpt2_lab.html").read_text(encoding="utf-8")
+    assert re.search(r'<img alt="Figure: Recorded full CPU run[^"]*against gamma', page), \
+        "12_gpt2_lab: no figure of the recorded sweep over gamma"
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    for r in record["per_gamma"]:
+        assert re.search(rf"^\s*{r['gamma']}\s+{r['n_bar']:.2f}\s+{r['n_bar_predicted']:.2f}\s+{r['speedup_median']:.2f}",
+                         text, re.M), f"12_gpt2_lab: the recorded row for gamma = {r['gamma']} is not on the page"
+    assert "preset: 'test'" in text, "the book's chapter 12 is expected to run the short preset"

@@ -3,8 +3,10 @@ phone (390 px) and on a desktop (1280 px), in light and dark mode.
 
 * one header: one search field, and the menu button opens the chapter list (390 px) or collapses
   the sidebar (1280 px); the "Contents" button opens the page's contents on a phone;
-* every page fits the screen, and on every chapter page no `pre` block scrolls sideways and no
-  `pre` block or figure reaches past the column;
+* every page fits the screen, and on every chapter page no `pre` block scrolls sideways, no
+  `pre` block or figure reaches past the column, and a formula wider than the column is scaled
+  down to fit (book/static/course.js; below `MIN_MATH_SCALE` it scrolls in its box), and no
+  formula that fits has a scroll bar;
 * figures are legible (shown at no less than `MIN_SCALE` of their drawn size at 1280 px), each
   has alt text saying what it shows and links to its full-size image;
 * axe-core reports no critical and no serious violation on any page, in light and dark mode;
@@ -20,7 +22,8 @@ import re
 
 import pytest
 
-from tests.browser.book_site import AXE, built_book
+from book.build import BOOK_DIR
+from tests.browser.book_site import AXE, built_book, offline_context
 from tests.helpers import CHAPTERS
 
 pytestmark = pytest.mark.slow
@@ -28,8 +31,12 @@ pytestmark = pytest.mark.slow
 WIDTHS = (390, 1280)
 MIN_SCALE = 0.6        # a 10-point label drawn at the book's size stays >= about 11 px on screen
 OTHER_PAGES = ("index", "references", "search")
+# A formula wider than the column is scaled down to this share of its size (book/static/course.js),
+# and only what still does not fit scrolls inside its box.
+MIN_MATH_SCALE = float(re.search(r"MIN_MATH_SCALE = ([\d.]+)",
+                                 (BOOK_DIR / "static" / "course.js").read_text(encoding="utf-8")).group(1))
 
-LAYOUT_JS = """() => {
+LAYOUT_JS = """(minScale) => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   const column = article.getBoundingClientRect();
   const shown = (e) => e.offsetParent !== null && e.getBoundingClientRect().width > 0;
@@ -42,6 +49,13 @@ LAYOUT_JS = """() => {
     wide: [...pres, ...figures].filter(past).map(e => e.tagName + ': ' + (e.alt || e.textContent).slice(0, 60)),
     contents: [...document.querySelectorAll('.bd-sidebar-secondary')].filter(shown)
       .filter(s => s.scrollWidth > s.clientWidth + 1).length,
+    math: [...article.querySelectorAll('mjx-container')].filter(shown)
+      .filter(m => m.scrollWidth > m.clientWidth + 3 && !(parseFloat(m.dataset.courseScale) <= minScale + 1e-3))
+      .map(m => (m.getAttribute('aria-label') || m.textContent).slice(0, 60)),
+    // MathJax's hidden copy for screen readers, wider than its formula, gave every formula a scroll bar
+    hidden_copies: [...article.querySelectorAll('mjx-container')].filter(shown).filter(m => {
+      const copy = m.querySelector('mjx-assistive-mml');
+      return copy && copy.getBoundingClientRect().width > m.clientWidth + 1; }).map(m => m.textContent.slice(0, 60)),
   };
 }"""
 # The contrast of the book's own notes against what is really behind them (axe-core leaves text on
@@ -68,25 +82,8 @@ def book():
 
 
 def _context(chromium, width: int, mode: str = "light"):
-    """A browser context of `width` px that may read files and nothing else; `page.refused` lists
-    every other request (the guard aborts them)."""
-    context = chromium.new_context(viewport={"width": width, "height": 900})
-    context.set_default_timeout(30_000)
-    refused = []
-
-    def guard(route):
-        refused.append(route.request.url)
-        route.abort()
-
-    context.route(re.compile(r"^(?!file:|data:|blob:).*"), guard)
-    # The theme keeps the reader's choice of light or dark in localStorage.
-    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
-    page = context.new_page()
-    page.refused = refused
-    page.problems = []
-    page.on("pageerror", lambda exc: page.problems.append(str(exc)))
-    page.on("console", lambda msg: page.problems.append(msg.text) if msg.type == "error" else None)
-    return context, page
+    """(context, page) at `width` px, offline (book_site.offline_context), in light or dark mode."""
+    return offline_context(chromium, width, mode=mode)
 
 
 def _open(page, path) -> None:
@@ -140,7 +137,7 @@ def test_every_page_fits_the_column(book, chromium, shots, width):
     try:
         for name in CHAPTERS + list(OTHER_PAGES):
             _open(page, book.site / f"{name}.html")
-            found = page.evaluate(LAYOUT_JS)
+            found = page.evaluate(LAYOUT_JS, MIN_MATH_SCALE)
             if found["page"] > found["screen"]:
                 problems.append(f"{name}: the page is {found['page']} px wide on a {found['screen']} px screen")
             if name in CHAPTERS:
@@ -148,6 +145,9 @@ def test_every_page_fits_the_column(book, chromium, shots, width):
                 assert page.locator("button.copybtn").count() > 0, f"{name}: no copy button on its code"
                 problems += [f"{name}: scrolls sideways: {t!r}" for t in found["scrolling"]]
                 problems += [f"{name}: wider than the column: {t!r}" for t in found["wide"]]
+                problems += [f"{name}: a formula runs past the column at full size: {t!r}" for t in found["math"]]
+                problems += [f"{name}: a formula's hidden copy is wider than the formula (a scroll bar): {t!r}"
+                             for t in found["hidden_copies"][:3]]
                 if found["contents"]:
                     problems.append(f"{name}: the page's contents run past the screen")
             page.screenshot(path=str(shots / f"book_{name}_{width}.png"))
@@ -219,7 +219,8 @@ def test_search_works_offline_with_summaries_and_math(book, chromium):
         page.wait_for_timeout(500)
         text = page.inner_text("#search-results")
         assert "\\(" not in text, f"raw math in the results: {text[text.find(chr(92) + '('):][:80]}"
-        assert not [p for p in page.problems if "fetch" in p.lower()], page.problems
+        problems = page.errors + page.console_errors
+        assert not [p for p in problems if "fetch" in p.lower()], problems
         assert not page.refused, page.refused
     finally:
         context.close()
