@@ -1,4 +1,4 @@
-"""The text of every page, for the search page's summaries when the site is opened from files.
+r"""The text of every page, for the search page's summaries when the site is opened from files.
 
 Sphinx's search page quotes a few lines around each hit, read by fetching the hit's page; a browser
 refuses that fetch on a `file://` page. `write_search_text` stores each page's article text in
@@ -8,7 +8,7 @@ book/static/course.js answers the search page's fetches from it under `file://`.
     >>> article_text('<html><article class="bd-article"><h1>T</h1><p>a &amp; b, \\(p/q\\)</p></article></html>')
     'T a &amp; b, p/q'
 
-Math keeps its TeX without the `\\(...\\)` delimiters: a summary is cut at any character, and half
+Math keeps its TeX without the `\(...\)` delimiters: a summary is cut at any character, and half
 a delimited formula would show raw on the search page.
 """
 from __future__ import annotations
