@@ -57,6 +57,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)          # minutes: `-m "not slow"` leaves them out
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
+        if "book" in getattr(item, "fixturenames", ()):
+            # Every test of the built site on one worker: a second worker would only wait on the
+            # site's lock while the first builds it (minutes), instead of running other tests.
+            item.add_marker(pytest.mark.xdist_group("book_site"))
 
 
 def pytest_terminal_summary(terminalreporter):
