@@ -205,7 +205,11 @@ def test_finish_with_records_pass_fail_and_ignores_unattempted(tmp_path, capsys)
     assert progress.start_drill("d", "t", "02", path=log).finish_with(check, lambda x: 2 * x) is True
     results = [e["correct"] for e in progress.read_log(log) if e["type"] == "drill"]
     assert results == [False, True]
-    assert "not attempted" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    # With a log (a learner's JupyterLab): the clock of an untouched drill keeps running for their answer.
+    assert "d: not attempted yet; nothing recorded (the clock keeps running)." in said, said
+    assert "In your own JupyterLab" not in said, said
+    assert progress.describe_for_reader(log) == str(log)
 
 
 def test_log_location_is_one_rule(tmp_path, monkeypatch):
@@ -238,8 +242,22 @@ def test_off_means_no_log_read_or_written(tmp_path, monkeypatch, capsys):
     assert clock.finish_with(lambda: None) is True
     assert clock.finish(False)["attempt"] == 2            # counted in memory when there is no log
     assert "not recorded (no progress log in this run)" in capsys.readouterr().out
+
+    def stub():
+        raise NotImplementedError
+
+    # The course's web pages show chapter 13 run this way: its reader is told what the page does not do
+    # and what their own JupyterLab keeps, not how the page was built or that a clock is running.
+    assert clock.finish_with(stub) is None
+    said = capsys.readouterr().out
+    assert said.startswith("d: not attempted in this copy") and "nothing here is recorded" in said, said
+    assert "In your own JupyterLab" in said and "clock keeps running" not in said, said
+    for_reader = progress.describe_for_reader(progress.log_path())
+    assert for_reader.startswith("none: ") and "nothing on it is recorded" in for_reader, for_reader
+    assert "In your own JupyterLab" in for_reader and progress.LOG_NAME in for_reader, for_reader
+    assert progress.ENV_VAR not in for_reader and "book build" not in for_reader, for_reader
     assert list(tmp_path.iterdir()) == []
-    assert "COURSE_PROGRESS_LOG=off" in progress.describe(progress.log_path())
+    assert "COURSE_PROGRESS_LOG=off" in progress.describe(progress.log_path())   # a command's printout says why
 
 
 def _answer(drill, topic, chapter, correct, seconds=30.0, **extra):
@@ -278,6 +296,29 @@ def _chapter13_markdown() -> str:
     from tests.helpers import solution_nb
     nb = solution_nb("13_interview_drills")
     return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_chapter_13_tells_a_reader_of_the_book_what_its_page_records(tmp_path, monkeypatch, capsys):
+    """The book shows chapter 13 run without a log: its cells that name the log then say that nothing on
+    the page is recorded and what the reader's own JupyterLab keeps; with a log they name the file."""
+    from tests.helpers import solution_nb
+    cells = [c.source for c in solution_nb("13_interview_drills").cells
+             if c.cell_type == "code" and "print(" in c.source and "log_path()" in c.source]
+    assert len(cells) == 2, "the top cell and section 4's summary name the progress log"
+    names = {name: getattr(progress, name) for name in progress.__all__}
+    monkeypatch.setenv(progress.ENV_VAR, "off")
+    for source in cells:
+        exec(source, dict(names))
+    said = capsys.readouterr().out
+    assert said.count("nothing on it is recorded") == 2 and said.count("In your own JupyterLab") == 2, said
+    assert progress.ENV_VAR not in said and "a book build" not in said, said
+    log = tmp_path / progress.LOG_NAME
+    monkeypatch.setenv(progress.ENV_VAR, str(log))
+    for source in cells:
+        exec(source, dict(names))
+    said = capsys.readouterr().out
+    assert f"progress log of this notebook: {log}" in said and f"0 drills recorded; progress log: {log}" in said, said
+    assert "JupyterLab" not in said, said
 
 
 def test_the_batched_verification_drill_is_listed_and_timed():

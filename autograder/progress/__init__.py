@@ -27,11 +27,11 @@ from __future__ import annotations
 
 from .drills import (HINTS, WORKED, DrillClock, attempt_note, last_start, open_clock, prior, record_answer,
                      record_seen, result_event, resume_drill, start_drill)
-from .log import (ENV_VAR, LOG_NAME, OFF, append, course_chapters, describe, learner_folder, log_path, read_log,
-                  record_check)
+from .log import (ENV_VAR, LOG_NAME, OFF, append, course_chapters, describe, describe_for_reader, learner_folder,
+                  log_path, read_log, record_check)
 from .summary import format_progress, format_summary, topic_summary
 
 __all__ = ["HINTS", "WORKED", "DrillClock", "attempt_note", "last_start", "open_clock", "prior", "record_answer",
            "record_seen", "result_event", "resume_drill", "start_drill", "ENV_VAR", "LOG_NAME", "OFF", "append",
-           "course_chapters", "describe", "learner_folder", "log_path", "read_log", "record_check",
+           "course_chapters", "describe", "describe_for_reader", "learner_folder", "log_path", "read_log", "record_check",
            "format_progress", "format_summary", "topic_summary"]

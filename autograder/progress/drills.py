@@ -63,7 +63,7 @@ class DrillClock:
         try:
             check(*args)
         except NotImplementedError:
-            print(f"{self.drill}: not attempted yet; nothing recorded (the clock keeps running).")
+            print(f"{self.drill}: {self._not_attempted()}")
             return None
         except Exception as err:                       # noqa: BLE001 - any failure is a wrong answer here
             event = self.finish(False)
@@ -79,6 +79,15 @@ class DrillClock:
         """Say that you opened this drill's hints before answering (a notebook cannot see a folded hint
         open): your next answer is then logged as a retry, honestly apart from first attempts."""
         return record_seen(self.drill, HINTS, path=self.path, **self.match)
+
+    def _not_attempted(self) -> str:
+        if self.path is not None:
+            return "not attempted yet; nothing recorded (the clock keeps running)."
+        # A run without a log: what the course's web pages show. Say what this cell does in a learner's
+        # own copy, not that a clock runs on a page where none does.
+        return ("not attempted in this copy (the function is still the blank to fill in), and nothing here is "
+                "recorded. In your own JupyterLab this cell runs the visible test on your function and logs the "
+                "result with the time since the clock cell ran.")
 
     def _recorded(self) -> str:
         return "recorded" if self.path is not None else "not recorded (no progress log in this run)"

@@ -57,10 +57,31 @@ def log_path(folder: str | Path | None = None) -> Path | None:
 
 
 def describe(path: Path | None) -> str:
-    """Where the log is, in words, for a printout."""
+    """Where the log is, in words, for a printout of a command (`progress`, `drill`, `check`)."""
     if path is None:
         return f"none in this run (${ENV_VAR}={OFF}: a book build or a test, not a learner's session)"
     return str(path)
+
+
+# Said in a notebook's output when it runs without a log: the course's web pages show every chapter
+# run that way (as graded copies are), so a reader of the page learns that the page records nothing
+# and what their own copy keeps, rather than how the page was built.
+NO_LOG_FOR_READER = ("none: this copy of the chapter was run without one, so nothing on it is recorded. "
+                     "In your own JupyterLab the course keeps a log of your attempts (each drill's "
+                     f"result and time, first attempts apart from retries) in {LOG_NAME} in your course folder.")
+
+
+def describe_for_reader(path: Path | None) -> str:
+    """Where the log is, for the reader of a notebook's output: the file, or, in a run without a log
+    (a page of the course's web book, a graded copy), that nothing here is recorded and what the
+    reader's own JupyterLab keeps.
+
+    >>> describe_for_reader(Path("learner") / LOG_NAME) == str(Path("learner") / LOG_NAME)
+    True
+    >>> describe_for_reader(None).split(".")[0]
+    'none: this copy of the chapter was run without one, so nothing on it is recorded'
+    """
+    return NO_LOG_FOR_READER if path is None else str(path)
 
 
 def _stamp(now: float) -> str:
