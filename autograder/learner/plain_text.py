@@ -26,7 +26,12 @@ def latex_to_text(math: str) -> str:
     'γ + 1'
     >>> latex_to_text(r"\chi^2 test, \min(1, p/q), \frac{a}{b}, \text{ms}, x_{i}")
     'χ² test, min(1, p/q), (a)/(b), ms, x_i'
+    >>> latex_to_text(r"\begin{aligned}a &= b + c \\ &= d\end{aligned}")
+    'a = b + c\n= d'
     """
+    # A displayed formula split over lines (aligned, gathered): one line of text per line of math.
+    math = re.sub(r"\\(?:begin|end)\{(?:aligned|gathered|split)\}", "", math)
+    math = re.sub(r"\s*\\\\\s*", "\n", math).replace("&", "")
     text = re.sub(r"\\(?:text|mathrm|mathbf|operatorname|mathit|boldsymbol)\{([^{}]*)\}", r"\1", math)
     text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", text)
     text = re.sub(r"\\sqrt\{([^{}]*)\}", r"√(\1)", text)
