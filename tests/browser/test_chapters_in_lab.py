@@ -17,7 +17,7 @@ CHAPTERS = sorted(p.name for p in (Path(__file__).resolve().parents[2] / "chapte
 
 
 # Chapters whose widgets the interaction tests drive next: their run (page and kernel) is kept.
-KEEP = {"06_batching.ipynb", "08_token_trees.ipynb"}
+KEEP = {"01_cost_model.ipynb", "06_batching.ipynb", "08_token_trees.ipynb"}
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS)
