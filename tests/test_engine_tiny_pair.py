@@ -54,7 +54,8 @@ def test_the_trainer_runs_and_a_continued_run_adds_up(tmp_path):
     train.main(["--quick", "--init", str(first), "--out", str(second)])
     log = json.loads((second / "train_log.json").read_text())
     assert [r["steps"] for r in log["runs"]] == [6, 6] and log["steps"] == 12
-    assert log["tokens_seen"] == 12 * log["batch"] * log["seq"]
+    assert [r["batch"] for r in log["runs"]] == [4, 4] and log["batch"] == 4
+    assert log["tokens_seen"] == 12 * 4 * log["seq"]
     assert log["command"] == (f"python -m specdec.tiny_pair.train --quick --out {first} && "
                               f"python -m specdec.tiny_pair.train --quick --init {first} --out {second}")
     text = (second / "train.log").read_text()

@@ -86,7 +86,7 @@ def lr_at(step: int, steps: int, peak: float, warmup: int = 50) -> float:
     return peak * 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup))) + peak * 0.02
 
 
-def train_pair(target, draft, steps, code, english, gen, peak, log, log_every=25):
+def train_pair(target, draft, steps, code, english, gen, peak, log, log_every=25, batch=BATCH):
     """Train both models on the same batches: the target on the next byte, the draft on the target's p.
 
     The draft's loss is the cross-entropy against the target's current (detached) next-byte
@@ -97,7 +97,7 @@ def train_pair(target, draft, steps, code, english, gen, peak, log, log_every=25
     target.train()
     draft.train()
     t_losses, d_losses = [], []
-    it = batches(code, english, gen)
+    it = batches(code, english, gen, batch=batch)
     t0 = time.time()
     for step in range(steps):
         for opt in opts:
@@ -173,6 +173,8 @@ def main(argv=None):
     ap.add_argument("--init", type=Path, default=None,
                     help="start from the pair saved in this folder (its log is kept, and the totals add up)")
     args = ap.parse_args(argv)
+    # --quick tests the script, not the pair: a few steps on small batches (seconds, not half a minute).
+    batch = 4 if args.quick else BATCH
     if args.quick:
         args.steps = 6
     args.out.mkdir(parents=True, exist_ok=True)
@@ -209,7 +211,7 @@ def main(argv=None):
         from . import load_model
         target, draft = (load_model(name, args.init) for name in ("target", "draft"))
         gen.manual_seed(args.seed + previous["steps"])            # fresh batches, not the first run's again
-    t_losses, d_losses = train_pair(target, draft, args.steps, code, english, gen, peak=args.lr, log=log)
+    t_losses, d_losses = train_pair(target, draft, args.steps, code, english, gen, peak=args.lr, log=log, batch=batch)
     train_seconds = time.time() - t0
     small = dict(n_batches=1) if args.quick else {}                  # --quick tests the script, not the pair
     metrics = evaluate(target, draft, code_held, english_held, torch.Generator().manual_seed(args.seed + 1), **small)
@@ -221,12 +223,12 @@ def main(argv=None):
     tail = min(50, len(t_losses))
     runs = [] if previous is None else previous.get("runs") or [
         {k: previous[k] for k in ("command", "steps", "lr", "threads", "train_seconds")}]
-    runs.append(dict(command=command.strip(), steps=args.steps, lr=args.lr, threads=args.threads,
+    runs.append(dict(command=command.strip(), steps=args.steps, batch=batch, lr=args.lr, threads=args.threads,
                      train_seconds=round(train_seconds, 1)))
     steps = sum(r["steps"] for r in runs)
     record = dict(command=" && ".join(r["command"] for r in runs), seed=args.seed, threads=args.threads, target=TARGET,
-                  draft=DRAFT, seq=SEQ, batch=BATCH, english_share=ENGLISH_SHARE, steps=steps, lr=args.lr,
-                  tokens_seen=steps * BATCH * SEQ, runs=runs,
+                  draft=DRAFT, seq=SEQ, batch=batch, english_share=ENGLISH_SHARE, steps=steps, lr=args.lr,
+                  tokens_seen=sum(r["steps"] * r.get("batch", BATCH) for r in runs) * SEQ, runs=runs,
                   target_params=sum(p.numel() for p in target.parameters()),
                   draft_params=sum(p.numel() for p in draft.parameters()),
                   corpus_files=len(data["files"]), corpus_sha256=digest,
