@@ -5,10 +5,13 @@ phone (390 px) and on a desktop (1280 px), in light and dark mode.
   the sidebar (1280 px); the "Contents" button opens the page's contents on a phone;
 * every page fits the screen, and on every chapter page no `pre` block scrolls sideways, no
   `pre` block or figure reaches past the column, and a formula wider than the column is scaled
-  down to fit (book/static/course.js; below `MIN_MATH_SCALE` it scrolls in its box), and no
-  formula that fits has a scroll bar;
+  down to fit (book/static/course.js, to `MIN_MATH_SCALE` at least), none is so wide that it still
+  scrolls in its box (a chapter splits such a formula), and no formula that fits has a scroll bar;
 * figures are legible (shown at no less than `MIN_SCALE` of their drawn size at 1280 px), each
-  has alt text saying what it shows and links to its full-size image;
+  has alt text saying what it shows and links to its full-size image; at 390 px a figure wider than
+  a phone's column is its phone rendition (book/figures.py), and every figure's smallest text is
+  shown at least `MIN_PHONE_TEXT_PX` tall (its height in the image, `data-text-px`, times the scale
+  the image is shown at);
 * axe-core reports no critical and no serious violation on any page, in light and dark mode;
 * search works from files: results quote the page, nothing fails to load, math is typeset.
 
@@ -30,9 +33,10 @@ pytestmark = pytest.mark.slow
 
 WIDTHS = (390, 1280)
 MIN_SCALE = 0.6        # a 10-point label drawn at the book's size stays >= about 11 px on screen
+MIN_PHONE_TEXT_PX = 9.0   # a figure's smallest text on a phone, in CSS px (an 8-in figure's 9 pt: 5 px)
 OTHER_PAGES = ("index", "references", "search")
-# A formula wider than the column is scaled down to this share of its size (book/static/course.js),
-# and only what still does not fit scrolls inside its box.
+# A formula wider than the column is scaled down to this share of its size (book/static/course.js);
+# what still does not fit would scroll inside its box, and the layout test fails on it.
 MIN_MATH_SCALE = float(re.search(r"MIN_MATH_SCALE = ([\d.]+)",
                                  (BOOK_DIR / "static" / "course.js").read_text(encoding="utf-8")).group(1))
 
@@ -49,9 +53,12 @@ LAYOUT_JS = """(minScale) => {
     wide: [...pres, ...figures].filter(past).map(e => e.tagName + ': ' + (e.alt || e.textContent).slice(0, 60)),
     contents: [...document.querySelectorAll('.bd-sidebar-secondary')].filter(shown)
       .filter(s => s.scrollWidth > s.clientWidth + 1).length,
+    // a formula that scrolls in its box: not shrunk (the page script failed), or too wide even at minScale
     math: [...article.querySelectorAll('mjx-container')].filter(shown)
-      .filter(m => m.scrollWidth > m.clientWidth + 3 && !(parseFloat(m.dataset.courseScale) <= minScale + 1e-3))
-      .map(m => (m.getAttribute('aria-label') || m.textContent).slice(0, 60)),
+      .filter(m => m.scrollWidth > m.clientWidth + 3)
+      .map(m => ({text: (m.getAttribute('aria-label') || m.textContent).slice(0, 60),
+                  shrunk: parseFloat(m.dataset.courseScale) <= minScale + 1e-3,
+                  display: m.getAttribute('display') === 'true'})),
     // MathJax's hidden copy for screen readers, wider than its formula, gave every formula a scroll bar
     hidden_copies: [...article.querySelectorAll('mjx-container')].filter(shown).filter(m => {
       const copy = m.querySelector('mjx-assistive-mml');
@@ -145,7 +152,11 @@ def test_every_page_fits_the_column(book, chromium, shots, width):
                 assert page.locator("button.copybtn").count() > 0, f"{name}: no copy button on its code"
                 problems += [f"{name}: scrolls sideways: {t!r}" for t in found["scrolling"]]
                 problems += [f"{name}: wider than the column: {t!r}" for t in found["wide"]]
-                problems += [f"{name}: a formula runs past the column at full size: {t!r}" for t in found["math"]]
+                problems += [f"{name}: a formula runs past the column at full size (not shrunk): {m['text']!r}"
+                             for m in found["math"] if not m["shrunk"]]
+                problems += [f"{name}: {'a displayed' if m['display'] else 'an inline'} formula is wider than the column "
+                             f"even at {MIN_MATH_SCALE:.0%} and scrolls: split it (docs/AUTHORING.md): {m['text']!r}"
+                             for m in found["math"] if m["shrunk"]]
                 problems += [f"{name}: a formula's hidden copy is wider than the formula (a scroll bar): {t!r}"
                              for t in found["hidden_copies"][:3]]
                 if found["contents"]:
@@ -161,16 +172,25 @@ def test_every_page_fits_the_column(book, chromium, shots, width):
     assert not problems, "\n".join(problems[:20])
 
 
+# Each figure of a page: its image files, the one the browser chose, the size it is drawn and shown at,
+# and its smallest text in pixels of the chosen image (book/build.py's `data-text-px`).
+FIGURES_JS = """() => [...document.querySelectorAll('article .cell_output img')].map(i => {
+  const source = i.closest('picture') ? i.closest('picture').querySelector('source') : null;
+  const phone = source ? new URL(source.getAttribute('srcset'), document.baseURI).href : null;
+  const measured = (i.currentSrc === phone ? source : i).dataset.textPx;
+  return {src: i.getAttribute('src'), alt: i.getAttribute('alt') || '', natural: i.naturalWidth,
+          shown: i.getBoundingClientRect().width, link: i.closest('a') && i.closest('a').getAttribute('href'),
+          current: i.currentSrc, desktop: i.src, phone: phone, text_px: measured ? parseFloat(measured) : null};
+})"""
+
+
 def test_figures_are_legible_described_and_open_full_size(book, chromium):
     context, page = _context(chromium, 1280)
     problems, seen = [], 0
     try:
         for name in CHAPTERS:
             _open(page, book.site / f"{name}.html")
-            figures = page.evaluate("""() => [...document.querySelectorAll('article .cell_output img')].map(i => ({
-                src: i.getAttribute('src'), alt: i.getAttribute('alt') || '', natural: i.naturalWidth,
-                shown: i.getBoundingClientRect().width, link: i.closest('a') && i.closest('a').getAttribute('href')}))""")
-            for f in figures:
+            for f in page.evaluate(FIGURES_JS):
                 seen += 1
                 if f["shown"] < MIN_SCALE * f["natural"] and f["shown"] < f["natural"] - 1:
                     problems.append(f"{name}: {f['src']} drawn {f['natural']} px wide, shown at {f['shown']:.0f} px")
@@ -179,10 +199,47 @@ def test_figures_are_legible_described_and_open_full_size(book, chromium):
                     problems.append(f"{name}: alt text {f['alt']!r} does not say what {f['src']} shows")
                 if f["link"] != f["src"]:
                     problems.append(f"{name}: {f['src']} does not link to its full-size image")
+                if f["current"] != f["desktop"]:
+                    problems.append(f"{name}: at 1280 px {f['src']} shows {f['current']}, not the figure itself")
     finally:
         context.close()
     assert seen > 20, f"only {seen} figures found"
     assert not problems, "\n".join(problems[:20])
+
+
+def test_figures_on_a_phone_are_their_phone_renditions_with_legible_text(book, chromium, shots):
+    context, page = _context(chromium, 390)
+    problems, seen, phones, smallest = [], 0, 0, []
+    try:
+        for name in CHAPTERS:
+            _open(page, book.site / f"{name}.html")
+            for f in page.evaluate(FIGURES_JS):
+                seen += 1
+                where = f"{name}: {f['src']} ({f['alt'][:40]!r})"
+                if f["phone"]:
+                    phones += 1
+                    if f["current"] != f["phone"]:
+                        problems.append(f"{where}: at 390 px the page loads {f['current']}, not its phone rendition")
+                if f["link"] != f["src"]:
+                    problems.append(f"{where}: does not link to its full-size image")
+                if f["text_px"] is None or not f["natural"]:
+                    problems.append(f"{where}: the size of its text is not known (not drawn through book/figures.py)")
+                    continue
+                shown_px = f["text_px"] * min(1.0, f["shown"] / f["natural"])
+                smallest.append(shown_px)
+                if shown_px < MIN_PHONE_TEXT_PX:
+                    problems.append(f"{where}: its smallest text is {shown_px:.1f} px tall at 390 px "
+                                    f"({f['natural']} px wide image shown at {f['shown']:.0f} px)")
+            figure = page.locator("article .cell_output img").first
+            if figure.count():
+                figure.scroll_into_view_if_needed()
+                page.screenshot(path=str(shots / f"book_{name}_390_phone_figure.png"))
+    finally:
+        context.close()
+    assert seen > 20 and phones > seen // 2, f"{seen} figures, {phones} with a phone rendition"
+    assert not problems, "\n".join(problems[:20])
+    smallest.sort()
+    print(f"\nsmallest figure text at 390 px: {smallest[0]:.1f} px (median {smallest[len(smallest) // 2]:.1f})")
 
 
 @pytest.mark.parametrize("name", CHAPTERS + list(OTHER_PAGES))
