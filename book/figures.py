@@ -4,9 +4,13 @@ A chapter draws some figures 11-15 inches wide for a wide JupyterLab window; on 
 shrunk to the column (about 7.5 inches at 100 px per inch), and their 10-point labels to about 5
 pixels. The book runs each chapter with `install()` active in the kernel (book/executed.py writes
 `STARTUP`, an IPython startup file, into the run's empty HOME), so every figure the inline backend
-shows is first fitted to the column (`fit_to_column`) and described (`describe`). A learner's
-JupyterLab never loads this module: what they see is drawn as the chapter says. What an author does
-for it: docs/AUTHORING.md, section "Figures, citations and text in the book".
+shows is first fitted to the column (`fit_to_column`) and described (`describe`). A phone shows the
+column at about 358 px, where an 8-inch figure's 9-point text is 5 px tall: each figure wider than
+`PHONE_INCHES` also gets a phone rendition (`phone_rendition`: a copy laid out by `fit_to_phone`, its
+panels stacked in one column, 4.5 inches wide), which travels in the output's metadata and which the
+page serves to narrow screens (book/build.py). A learner's JupyterLab never loads this module: what
+they see is drawn as the chapter says. What an author does for it: docs/AUTHORING.md, section
+"Figures, citations and text in the book".
 
     >>> import matplotlib
     >>> matplotlib.use("Agg")
@@ -23,6 +27,11 @@ import warnings
 COLUMN_INCHES = 8.0           # the widest figure the book keeps (the column shows ~7.5 in at 100 dpi)
 LEGIBLE_INCHES = 10.0         # narrowed no further than this, a figure reads well; wider, regrid first
 MIN_POINTS = 9.0              # no text smaller than this after narrowing
+# A phone's column is about 358 px: a 4.5-inch figure is shown at 358 / 4.5 = 80 px per inch, so
+# 9-point text is 9 / 72 * 80 = 10 px tall. Figures no wider keep their one rendition.
+PHONE_INCHES = 4.5
+PHONE_PANEL_ASPECT = (0.45, 0.7)  # a stacked panel's height / width, at least and at most
+PHONE_WIDEST = 5.0                # a figure whose text collides at 4.5 in may widen this far (9 px text)
 
 
 def _raise_small_text(fig) -> None:
@@ -153,6 +162,183 @@ def fit_to_column(fig) -> None:
     _relayout(fig)
 
 
+def _grid_panels(fig):
+    """The panels of a figure that is a grid of plain subplots (one gridspec, one cell each; no twins,
+    insets or colour bars), row by row, or None."""
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    specs = [ax.get_subplotspec() for ax in axes]
+    if len(axes) < 2 or any(s is None for s in specs):
+        return None
+    grid = specs[0].get_gridspec()
+    if any(s.get_gridspec() is not grid or len(s.rowspan) != 1 or len(s.colspan) != 1 for s in specs):
+        return None
+    cells = [(s.rowspan.start, s.colspan.start) for s in specs]
+    if len(set(cells)) != len(cells):
+        return None
+    return [ax for _, ax in sorted(zip(cells, axes), key=lambda t: t[0])]
+
+
+def _stack(fig, panels: list, width: float, height: float) -> None:
+    """`panels` one under another at `PHONE_INCHES`, each keeping its shape within `PHONE_PANEL_ASPECT`."""
+    rows = len({ax.get_subplotspec().rowspan.start for ax in panels})
+    columns = -(-len(panels) // rows)
+    low, high = PHONE_PANEL_ASPECT
+    aspect = min(max((height / rows) / (width / columns), low), high)
+    grid = fig.add_gridspec(len(panels), 1)
+    for i, ax in enumerate(panels):
+        ax.set_subplotspec(grid[i, 0])
+        if len(ax.get_shared_y_axes().get_siblings(ax)) > 1:   # sharey hid the inner panels' values
+            ax.tick_params(axis="y", labelleft=True)
+        if len(ax.get_shared_x_axes().get_siblings(ax)) > 1:
+            ax.tick_params(axis="x", labelbottom=True)
+    fig.set_size_inches(PHONE_INCHES, len(panels) * aspect * PHONE_INCHES)
+    title = getattr(fig, "_suptitle", None)
+    if title is not None:   # the same gap above it as drawn: placed at 98 % of a tall figure, it sat on a panel
+        title.set_y(1 - (1 - title.get_position()[1]) * height / fig.get_size_inches()[1])
+
+
+def fit_to_phone(fig) -> bool:
+    """Lay `fig` (already fitted to the column) out for a phone's column; False, and `fig` untouched,
+    when it is no wider than `PHONE_INCHES`.
+
+    Text keeps at least `MIN_POINTS`. A grid of plain panels is stacked in one column at
+    `PHONE_INCHES`, each panel keeping its shape (height 0.45-0.7 of its width), when their text stays
+    apart; any other figure is narrowed to `PHONE_INCHES` (to `PHONE_WIDEST` at most, if its text
+    collides), its height scaled alike but kept at 0.6 of its width or its own height, whichever is less.
+
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig, axes = plt.subplots(2, 2, figsize=(8, 5))
+        >>> for ax in axes.flat: _ = ax.set(title="throughput", xlabel="batch size", ylabel="tokens / s")
+        >>> fit_to_phone(fig), [round(float(v), 2) for v in fig.get_size_inches()]
+        (True, [4.5, 11.25])
+        >>> [ax.get_subplotspec().rowspan.start for ax in axes.flat], collisions(fig)
+        ([0, 1, 2, 3], [])
+        >>> plt.close(fig)
+    """
+    width, height = (float(v) for v in fig.get_size_inches())
+    if width <= PHONE_INCHES + 0.01:
+        return False
+    _raise_small_text(fig)
+    _wrap_long_text(fig)
+    before = len(collisions(fig))
+    for ax in list(fig.axes):  # a grid's unused cell (axis off, nothing drawn) would be a blank panel
+        if not ax.axison and not ax.has_data() and not ax.texts and not ax.get_title():
+            fig.delaxes(ax)
+    panels = _grid_panels(fig)
+    if panels is not None:
+        original = [ax.get_subplotspec() for ax in panels]
+        _stack(fig, panels, width, height)
+        _relayout(fig)
+        if len(collisions(fig)) <= before:
+            _trim_overflow(fig)
+            return True
+        for ax, spec in zip(panels, original):
+            ax.set_subplotspec(spec)
+    target = PHONE_INCHES
+    while True:
+        fig.set_size_inches(target, max(height * target / width, min(height, 0.6 * target)))
+        _relayout(fig)
+        if target >= PHONE_WIDEST or len(collisions(fig)) <= before:
+            _trim_overflow(fig)
+            return True
+        target += 0.25
+
+
+def _wrap_long_text(fig) -> None:
+    """Titles and x labels wrap at the figure's edge (a title longer than 4.5 inches widened the saved
+    image past the figure, and so shrank all its text on the page), and a legend wider than the phone's
+    figure is laid out in one column."""
+    texts = [getattr(fig, "_suptitle", None), *fig.texts]
+    for ax in fig.axes:
+        texts += [ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None), ax.xaxis.label]
+    for text in texts:
+        if text is not None and text.get_text():
+            text.set_wrap(True)
+    renderer = fig.canvas.get_renderer()
+    for legend in [*fig.legends, *(ax.get_legend() for ax in fig.axes)]:
+        if legend is not None and getattr(legend, "_ncols", 1) > 1 \
+                and legend.get_window_extent(renderer).width > 0.9 * PHONE_INCHES * fig.dpi:
+            legend.set_ncols(1)
+
+
+def _trim_overflow(fig) -> None:
+    """Narrow the figure by what its text reaches past its edges (the saved image is cropped to its
+    text, `bbox_inches="tight"`), so that the image is as wide as the figure was meant to be; no
+    narrower than half of `PHONE_INCHES`."""
+    goal = float(fig.get_size_inches()[0])
+    for _ in range(3):
+        drawn = fig.get_tightbbox(fig.canvas.get_renderer()).width
+        width, height = (float(v) for v in fig.get_size_inches())
+        over = drawn - goal
+        if over <= 0.05 or width - over < 0.5 * PHONE_INCHES:
+            return
+        fig.set_size_inches(width - over, height)
+        _relayout(fig)
+
+
+def smallest_text_pixels(fig, dpi: float | None = None) -> float:
+    """The height, in pixels of `fig` drawn at `dpi` (default its own), of its smallest shown text
+    (font size in points x dpi / 72); 0 for a figure with no text.
+
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig, ax = plt.subplots(dpi=100); _ = ax.set_xlabel("gamma", fontsize=9); _ = ax.set_xticks([])
+        >>> _ = ax.set_yticks([]); round(smallest_text_pixels(fig), 2)
+        12.5
+        >>> plt.close(fig)
+    """
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()          # tick labels get their text when drawn
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes) * (dpi or fig.dpi) / 72 if sizes else 0.0
+
+
+def phone_rendition(fig) -> dict | None:
+    """The phone's copy of `fig` (`fit_to_phone`) as a PNG, base64, with its smallest text in pixels
+    (`text_px`), or None when `fig` is narrow enough as it is. `fig` itself is not changed: the copy is
+    a deep copy (functions such as a tick formatter's are shared, not copied), detached from pyplot so
+    that the inline backend never shows it.
+
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig, axes = plt.subplots(1, 2, figsize=(8, 3))
+        >>> phone = phone_rendition(fig)
+        >>> sorted(phone), phone["text_px"] >= MIN_POINTS / 72 * fig.dpi, fig.get_size_inches().tolist()
+        (['image/png', 'text_px'], True, [8.0, 3.0])
+        >>> phone_rendition(plt.subplots(figsize=(4, 3))[0]) is None      # a narrow figure keeps one rendition
+        True
+        >>> plt.close("all")
+    """
+    import base64
+    import copy as copying
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas
+    manager = canvas.manager
+    try:
+        canvas.manager = None          # copied without it, the copy is not put into pyplot's figures
+        copy = copying.deepcopy(fig)
+    except Exception:                  # an artist that cannot be copied: the figure keeps one rendition
+        return None
+    finally:
+        canvas.manager = manager
+    FigureCanvasAgg(copy)              # a copied figure has a bare canvas, which cannot measure text
+    if not fit_to_phone(copy):
+        return None
+    buffer = io.BytesIO()
+    copy.savefig(buffer, format="png", dpi=copy.dpi, bbox_inches="tight",
+                 facecolor=copy.get_facecolor(), edgecolor=copy.get_edgecolor())
+    return {"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+            "text_px": round(smallest_text_pixels(copy), 2)}
+
+
 def describe(fig) -> str:
     """What `fig` shows, in words: its title(s), then each panel's title and axis labels."""
     parts = []
@@ -170,7 +356,8 @@ def describe(fig) -> str:
 def install() -> None:
     """Apply the rule to every figure the inline backend shows in this kernel: `fit_to_column`, and
     the output's metadata gets `course_alt` (`describe`), which book/pages.py turns into the image's
-    alt text."""
+    alt text, `course_text_px` (`smallest_text_pixels`) and, for a figure wider than a phone's column,
+    `course_phone` (`phone_rendition`), which book/build.py serves to narrow screens."""
     import matplotlib_inline.backend_inline as inline
 
     original = inline._fetch_figure_metadata
@@ -183,7 +370,14 @@ def install() -> None:
         description = describe(fig)
         if description:
             metadata["course_alt"] = description
-        return metadata or None
+        try:
+            metadata["course_text_px"] = round(smallest_text_pixels(fig), 2)
+            phone = phone_rendition(fig)
+        except Exception:          # the page then shows the figure alone: never lose it over its copy
+            phone = None
+        if phone is not None:
+            metadata["course_phone"] = phone
+        return metadata
 
     fetch.course_book = True
     inline._fetch_figure_metadata = fetch

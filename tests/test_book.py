@@ -205,3 +205,121 @@ def test_pages_link_the_repository_only_when_one_is_configured(tmp_path):
     page = _render_start(tmp_path / "without", None)
     assert not re.search(r"(?i)repository", re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.S)), \
         "a page names a repository although none is configured"
+
+
+def _figure(kind: str):
+    """A wide figure as the chapters draw them, already fitted to the column as the book's kernel does."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from book.figures import fit_to_column
+
+    shape = {"row of four": (1, 4), "grid of six": (2, 3), "one panel": (1, 1), "twin axes": (1, 1),
+             "long title": (1, 1)}[kind]
+    fig, axes = plt.subplots(*shape, figsize=(15, 4 * shape[0]), sharey=kind == "row of four", squeeze=False)
+    for i, ax in enumerate(axes.flat):
+        ax.plot(range(10), [v * (i + 1) for v in range(10)], label="accepted tokens")
+        ax.set(title=f"acceptance rate {i}", xlabel="draft length gamma", ylabel="tokens per round")
+        ax.legend(fontsize=6)
+    if kind == "twin axes":
+        axes[0, 0].twinx().set_ylabel("seconds per token")
+    if kind == "long title":      # wider than a phone's figure: it wraps instead of widening the image
+        axes[0, 0].set_title("Gathering branch [0, 2, 5] of the tree [-1, -1, 0, 0, 1, 2] (blue: prefix, "
+                             "green: accepted nodes, grey: dropped)")
+        axes[0, 0].legend(["draft kept", "never checked", "target row computed, unused"], ncols=3)
+    fig.suptitle("Speculative decoding at a glance")
+    fit_to_column(fig)
+    return fig
+
+
+@pytest.mark.parametrize("kind", ["row of four", "grid of six", "one panel", "twin axes", "long title"])
+def test_a_phone_rendition_stacks_panels_at_a_phone_width_with_legible_apart_text(kind):
+    import base64
+    import io
+
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from book.figures import (MIN_POINTS, PHONE_INCHES, PHONE_WIDEST, collisions, fit_to_phone,
+                              phone_rendition, smallest_text_pixels)
+
+    fig = _figure(kind)
+    size, specs, figures = fig.get_size_inches().tolist(), [a.get_subplotspec() for a in fig.axes], plt.get_fignums()
+    phone = phone_rendition(fig)
+    assert phone is not None, f"a {size[0]}-inch figure got no phone rendition"
+    assert fig.get_size_inches().tolist() == size and [a.get_subplotspec() for a in fig.axes] == specs, \
+        "drawing the phone rendition changed the figure the desktop page shows"
+    assert plt.get_fignums() == figures, \
+        "the phone's copy was put among pyplot's figures (the inline backend would show it)"
+    image = Image.open(io.BytesIO(base64.b64decode(phone["image/png"])))
+    assert image.width <= (PHONE_WIDEST + 0.3) * fig.dpi, f"phone rendition {image.width} px wide at {fig.dpi} dpi"
+    assert phone["text_px"] >= MIN_POINTS / 72 * fig.dpi - 0.01
+    # the same layout, to look at: one column, at the phone's width, text apart and no smaller than MIN_POINTS
+    fit_to_phone(fig)
+    assert PHONE_INCHES <= fig.get_size_inches()[0] <= PHONE_WIDEST
+    assert smallest_text_pixels(fig, dpi=72) >= MIN_POINTS - 1e-6
+    assert collisions(fig) == []
+    panels = [a for a in fig.axes if a.get_subplotspec() is not None and a.get_label() != "<colorbar>"]
+    if kind in ("row of four", "grid of six"):
+        assert {a.get_subplotspec().colspan.start for a in panels} == {0}, "the panels are not in one column"
+        assert len({a.get_subplotspec().rowspan.start for a in panels}) == len(panels)
+        # each stacked panel shows its values (sharey had hidden those of the inner panels)
+        assert all(any(t.get_visible() and t.get_text() for t in a.get_yticklabels()) for a in panels)
+    plt.close("all")
+
+
+def test_a_figure_as_narrow_as_a_phone_keeps_one_rendition():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from book.figures import PHONE_INCHES, fit_to_phone, phone_rendition
+
+    fig, ax = plt.subplots(figsize=(PHONE_INCHES - 0.5, 3))
+    ax.set(title="one panel", xlabel="x")
+    assert phone_rendition(fig) is None and not fit_to_phone(fig)
+    assert fig.get_size_inches()[0] == pytest.approx(PHONE_INCHES - 0.5)
+    plt.close(fig)
+
+
+def test_the_book_kernel_sends_the_phone_rendition_in_the_outputs_metadata(monkeypatch):
+    import matplotlib_inline.backend_inline as inline
+
+    from book.figures import install
+
+    monkeypatch.setattr(inline, "_fetch_figure_metadata", inline._fetch_figure_metadata)   # undone after the test
+    install()
+    fig = _figure("row of four")
+    metadata = inline._fetch_figure_metadata(fig)
+    assert set(metadata) >= {"course_alt", "course_text_px", "course_phone"}
+    assert metadata["course_phone"]["text_px"] > 0 and metadata["course_phone"]["image/png"].startswith("iVBOR")
+    assert metadata["course_text_px"] == pytest.approx(9 / 72 * fig.dpi, rel=0.01)   # the legends' 6 pt raised to 9
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def test_the_page_serves_the_phone_rendition_to_narrow_screens_and_the_figure_to_others(tmp_path):
+    import hashlib
+    import re
+
+    from book.build import PHONE_MEDIA, finish_figures, write_phone_images
+
+    desktop, phone = b"\x89PNG desktop", b"\x89PNG phone"
+    encoded = {"image/png": base64.b64encode(desktop).decode(), "text/plain": ""}
+    out = nbformat.v4.new_output("display_data", data=encoded, metadata={
+        "course_alt": "Speedup (x: gamma)", "course_text_px": 12.5,
+        "course_phone": {"image/png": base64.b64encode(phone).decode(), "text_px": 13.75}})
+    cell = nbformat.v4.new_code_cell("fig, ax = plt.subplots()")
+    cell.outputs = [out]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    page = book_page(nb)
+    assert "course_phone" not in page.cells[0].outputs[0].metadata, "the page's notebook still carries the phone PNG"
+    key = hashlib.sha256(desktop).hexdigest()
+    figures = write_phone_images(tmp_path, page.metadata["course_figures"])
+    assert (tmp_path / figures[key]["phone"]).read_bytes() == phone
+    html_page = finish_figures(f'<img alt="x" src="_images/{key}.png" />', page.metadata["course_alt"], figures)
+    source = re.search(r'<source media="([^"]+)" srcset="([^"]+)"', html_page)
+    assert source and source.groups() == (PHONE_MEDIA, figures[key]["phone"])
+    assert re.search(rf'<a class="course-figure" href="_images/{key}.png"[^>]*><picture><source [^>]+>'
+                     rf'<img alt="Figure: Speedup \(x: gamma\)" src="_images/{key}.png"', html_page), html_page
