@@ -54,7 +54,13 @@ _GENERATED: set[tuple[str, str]] = set()
 
 @functools.lru_cache(maxsize=4)
 def _worker_root(settings_json: str) -> Path:
-    return Path(tempfile.mkdtemp(prefix="course-dask-worker-"))
+    """This worker process's course folder, removed when the process exits: multiprocessing's exit
+    finalizers run in a Dask worker (forked or spawned by its nanny) and, through atexit, anywhere else."""
+    from multiprocessing.util import Finalize
+
+    root = Path(tempfile.mkdtemp(prefix="course-dask-worker-"))
+    Finalize(None, shutil.rmtree, args=(str(root),), kwargs={"ignore_errors": True}, exitpriority=10)
+    return root
 
 
 def _worker_course(settings_json: str, chapter: str):
