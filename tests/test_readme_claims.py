@@ -3,6 +3,7 @@ chapter table, the lab pair's shape and size, benchmark scripts and what results
 import json
 import re
 import shlex
+import statistics
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,18 @@ def test_benchmark_scripts_exist_and_no_gpu_result_is_claimed():
         assert not gpu, f"GPU results are recorded ({gpu}): update the README"
     for dry in results.glob("gpu_lab_dry*.md"):
         assert "DRY" in dry.read_text().upper(), f"{dry.name} does not say it is a dry run"
+
+
+def test_the_quoted_suite_times_are_the_recorded_runs():
+    """README's times of `./course test` and of its fast tier are the medians of the runs recorded in
+    benchmarks/results/suite.md (timed by hand: a test cannot time the suite it belongs to)."""
+    rows = re.findall(r"^\| (full|fast) \| [^|]+ \| [^|]+ \| ([\d.]+) \|", (REPO_ROOT / "benchmarks" / "results" /
+                                                                       "suite.md").read_text(), re.M)
+    seconds = {kind: sorted(float(s) for k, s in rows if k == kind) for kind in ("full", "fast")}
+    assert len(seconds["full"]) >= 2 and len(seconds["fast"]) >= 2, f"each needs a repeat: {seconds}"
+    said = re.search(r"the whole suite takes about (\d+) minutes.{0,300}?the fast tier about (\d+) minutes",
+                     README, re.S)
+    assert said, "the README no longer says how long the test suite takes"
+    for quoted, kind in zip(map(int, said.groups()), ("full", "fast")):
+        median = statistics.median(seconds[kind]) / 60
+        assert abs(quoted - median) < 1, f"README says {quoted} min for the {kind} run, the record's median is {median:.1f}"
