@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests.browser.book_site import offline_context
 from tests.browser.conftest import VIEWPORT
 
 pytestmark = pytest.mark.slow          # builds the site (tests/browser/book_site.py), shared with test_book.py
@@ -21,21 +22,9 @@ def book():
 
 
 def _offline_page(chromium, width: int):
-    context = chromium.new_context(viewport={"width": width, "height": VIEWPORT["height"]})
-    context.set_default_timeout(30_000)
-    refused, errors = [], []
-
-    def route(r):
-        if r.request.url.startswith(("file://", "blob:", "data:")):
-            r.continue_()
-        else:
-            refused.append(r.request.url)
-            r.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, refused, errors
+    """(context, page, refused requests, page errors) of book_site.offline_context at `width` px."""
+    context, page = offline_context(chromium, width, VIEWPORT["height"])
+    return context, page, page.refused, page.errors
 
 
 def _plain(text: str) -> str:
