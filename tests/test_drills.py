@@ -490,3 +490,20 @@ def test_saw_hints_makes_the_next_answer_a_retry(tmp_path):
     clock.saw_hints()
     event = clock.finish(True)
     assert (event["attempt"], event["retry"], event["seen"]) == (1, True, [progress.HINTS])
+
+
+def test_an_unwritable_log_warns_once_and_the_drill_goes_on(tmp_path, capsys):
+    """A learner whose course folder is read-only (a shared server) or whose disk is full still runs
+    every drill cell: the clock says the answer was not recorded and a warning says why, once.
+    (A file where the log's folder should be fails to write even for root, unlike a chmod.)"""
+    (tmp_path / "not-a-folder").write_text("")
+    log = tmp_path / "not-a-folder" / progress.LOG_NAME
+    with pytest.warns(progress.log.ProgressNotRecorded, match="could not be recorded") as caught:
+        clock = progress.start_drill("d", "t", "02", path=log)
+        assert clock.finish_with(lambda: None) is True
+        assert clock.finish_with(lambda: 1 / 0) is False
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    said = capsys.readouterr().out
+    assert said.count("could not be written") == 2 and " recorded." not in said, said
+    assert progress.append({"type": "check"}, log)[progress.log.RECORDED] is False
+    assert progress.read_log(log) == []

@@ -184,6 +184,7 @@ def test_every_autograder_module_a_notebook_imports_is_in_the_kernel():
 @needs_bwrap
 def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADER_API_TOKEN", "hunter2")          # the grader's shell holds a secret
+    monkeypatch.setenv("COURSE_PROGRESS_LOG", str(tmp_path / "graders-own-log.jsonl"))
     secret = tmp_path / "grading"
     secret.mkdir()
     (secret / "gradebook.db").write_text("scores")
@@ -198,6 +199,9 @@ def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path
         "import os; print(os.environ.get('GRADER_API_TOKEN'), os.environ.get('SPECDEC_LAB_PRESET'))",
         "from specdec.engine.lab_record import recorded_full_run; print('record', recorded_full_run() is not None)",
         "open('/usr/local/src/evil', 'w')",
+        # A graded copy is no learner's session: no progress log, whatever the grader's shell names.
+        "import os; from autograder import progress; print(os.environ.get('COURSE_PROGRESS_LOG')); "
+        "_ = progress.start_drill('d', 't', '13').finish_with(lambda: None)",
     ], hide=[str(secret)])
     assert "No such file or directory" in outputs[0]
     assert "Read-only file system" in outputs[1]
@@ -213,6 +217,8 @@ def test_student_code_sees_a_read_only_world_without_the_hidden_folders(tmp_path
         assert outputs[8].split() == ["record", "True"], outputs[8]
     if os.path.isdir("/usr/local/src"):            # an emptied folder is read-only too
         assert "Read-only file system" in outputs[9], outputs[9]
+    assert outputs[10].splitlines() == ["off", "d: passed the visible test in 0 s; not recorded (no progress log in this run)."], outputs[10]
+    assert not (tmp_path / "graders-own-log.jsonl").exists()
     time.sleep(1)
     import psutil
     alive = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "31337"]]

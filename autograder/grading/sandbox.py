@@ -29,6 +29,7 @@ from pathlib import Path
 from jupyter_client import AsyncKernelManager
 
 from ..paths import hidden_from_student_code
+from ..progress import log as progress_log
 from . import allowlist
 from .cgroups import KernelCgroup, available as cgroups_available
 from .settings import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, GradingSettings  # noqa: F401
@@ -247,6 +248,9 @@ class SandboxedKernelManager(AsyncKernelManager):
             env["IPYTHONDIR"] = str(self.work / ".ipython")
         else:           # only the variables on the allow-list: no token or key of the grader's shell
             env = allowlist.visible_environment(env)
+        # A graded or self-checked copy is no learner's session, whatever the grader's shell says:
+        # its drill clocks record nothing (the course's folder is read-only in here anyway).
+        env[progress_log.ENV_VAR] = progress_log.OFF
         kw["env"] = env
         # The kernel's own start-up chatter would go to the grader's terminal.
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .log import append, log_path, read_log
+from .log import RECORDED, append, log_path, read_log
 
 #: What a learner can be shown before answering, as `seen` events record it.
 WORKED = "worked answer"
@@ -68,11 +68,11 @@ class DrillClock:
         except Exception as err:                       # noqa: BLE001 - any failure is a wrong answer here
             event = self.finish(False)
             print(f"{self.drill}: not yet ({type(err).__name__}: {str(err)[:200]}); "
-                  f"{self._recorded()} after {event['seconds']:.0f} s{attempt_note(event)}.")
+                  f"{self._recorded(event)} after {event['seconds']:.0f} s{attempt_note(event)}.")
             return False
         event = self.finish(True)
         print(f"{self.drill}: passed the visible test in {event['seconds']:.0f} s{attempt_note(event)}; "
-              f"{self._recorded()}.")
+              f"{self._recorded(event)}.")
         return True
 
     def saw_hints(self) -> dict:
@@ -89,8 +89,10 @@ class DrillClock:
                 "recorded. In your own JupyterLab this cell runs the visible test on your function and logs the "
                 "result with the time since the clock cell ran.")
 
-    def _recorded(self) -> str:
-        return "recorded" if self.path is not None else "not recorded (no progress log in this run)"
+    def _recorded(self, event: dict) -> str:
+        if self.path is None:
+            return "not recorded (no progress log in this run)"
+        return "recorded" if event.get(RECORDED, True) else f"not recorded ({self.path} could not be written)"
 
 
 def attempt_note(event: dict) -> str:

@@ -22,6 +22,7 @@ ENV_VAR = "COURSE_PROGRESS_LOG"
 # nothing is written, so no one's history shows up in an executed notebook.
 OFF = "off"
 LAB_DIR_VAR = "COURSE_LAB_DIR"        # the folder `./course lab` serves instead of learner/
+RECORDED = "recorded"                 # False in an event `append` could not write
 
 
 def course_chapters() -> list[str]:
@@ -89,7 +90,8 @@ def _stamp(now: float) -> str:
 
 
 def append(event: dict, path: str | Path | None = None, now: float | None = None) -> dict:
-    """Add one event (a JSON-serializable dict with a `type`) to the log; return it as written."""
+    """Add one event (a JSON-serializable dict with a `type`) to the log; return it as written, or
+    with `recorded: False` when the log could not be written (a warning says why, once per log)."""
     if "type" not in event:
         raise ValueError("an event needs a 'type' (start, drill or check)")
     now = time.time() if now is None else float(now)
@@ -97,10 +99,35 @@ def append(event: dict, path: str | Path | None = None, now: float | None = None
     path = Path(path) if path is not None else log_path()
     if path is None:
         return event                     # no log in this run ($COURSE_PROGRESS_LOG=off)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(event, sort_keys=True) + "\n")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(event, sort_keys=True) + "\n")
+    except OSError as exc:
+        # A drill cell or a self-check must still work where the log cannot be written (a read-only
+        # course folder on a shared server, a full disk): said once per log, and the event is returned.
+        _warn_unwritable(path, exc)
+        return {**event, RECORDED: False}
     return event
+
+
+class ProgressNotRecorded(UserWarning):
+    """The progress log could not be written: the work goes on, this event is not kept."""
+
+
+_warned_paths: set[str] = set()
+
+
+def _warn_unwritable(path: Path, exc: OSError) -> None:
+    if str(path) in _warned_paths:
+        return
+    _warned_paths.add(str(path))
+    import warnings
+
+    warnings.warn(ProgressNotRecorded(
+        f"your progress could not be recorded in {path} ({exc.strerror or exc}); drills and checks "
+        f"still work, but their results are not kept. Set ${ENV_VAR} to a file you can write "
+        f"(or to '{OFF}' for no log)."), stacklevel=3)
 
 
 def read_log(path: str | Path | None = None) -> list[dict]:
