@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -194,3 +195,62 @@ def test_tree_edits_in_js_give_python_s_trees_and_messages(tmp_path):
             assert js["parents"] == list(ex.parents) and js["tokens"] == ex.tokens, c
         outcomes.add((c["kind"], ok))
     assert outcomes == {("typed", True), ("typed", False), ("remove", True), ("remove", False)}
+
+
+def test_every_front_end_loads_as_one_module(tmp_path):
+    """anywidget and the book load a front end from one string (`es_module` inlines its imports into
+    one scope): Node must parse it, so no two inlined modules declare the same top-level name, and the
+    modules widgets share (`pyformat.js`, `cost_math.js`, `live_dom.js`) are inlined once each."""
+    from widgets.live import es_module
+
+    default = re.compile(r"^export default ", re.M)
+    front_ends = sorted(p.name for p in WIDGETS.glob("*.js") if default.search(p.read_text(encoding="utf-8")))
+    assert front_ends == ["batch_speedup.js", "roofline.js", "tree_mask.js"]
+    for name in front_ends:
+        src = es_module(name)
+        assert 'from "./' not in src and len(default.findall(src)) == 1, name
+        for shared in ("export function keepDrawn(", "export function svg(", "export function html("):
+            assert src.count(shared) == 1, f"{name}: {shared} inlined {src.count(shared)} times"
+        if name != "tree_mask.js":
+            assert src.count("export function stepCost(") == 1 and src.count("export function fmtFixed(") == 1, name
+        script = tmp_path / f"{name}.mjs"
+        script.write_text(src, encoding="utf-8")
+        done = subprocess.run([NODE, "--check", str(script)], capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, f"{name} does not load as one module:\n{done.stderr}"
+
+
+KEEP_DRAWN_RUNNER = """
+import { keepDrawn } from %s;
+const listeners = {};
+const model = { on(e, cb) { (listeners[e] = listeners[e] || []).push(cb); },
+                off(e, cb) { listeners[e] = (listeners[e] || []).filter((f) => f !== cb); } };
+const fire = (e) => (listeners[e] || []).forEach((cb) => cb());
+function run(withObserver) {
+  let observer = null;
+  globalThis.ResizeObserver = withObserver ? class {
+    constructor(cb) { this.cb = cb; observer = this; }
+    observe(el) { this.el = el; this.on = true; }
+    disconnect() { this.on = false; }
+  } : undefined;
+  const root = { clientWidth: 700 }, calls = [];
+  const stop = keepDrawn(model, root, ["gamma", "alpha"], () => calls.push("draw"), () => calls.push("fit"));
+  fire("change:gamma"); fire("change:beta"); fire("change:alpha");
+  const resize = (w) => { root.clientWidth = w; if (observer) observer.cb(); };
+  resize(704);                       // under 8 px: no re-fit
+  resize(500); resize(505);
+  const watching = observer ? observer.on && observer.el === root : null;
+  stop();
+  fire("change:gamma"); fire("change:alpha");
+  return { calls, watching, after: observer ? observer.on : null };
+}
+process.stdout.write(JSON.stringify([run(true), run(false)]));
+"""
+
+
+def test_keep_drawn_redraws_refits_and_stops_when_removed(tmp_path):
+    """The resize/teardown every front end shares (`live_dom.js`): a redraw per change of a watched
+    trait, a re-fit only when the width moves 8 px or more, and nothing after render's cleanup ran
+    (nor a failure where the browser has no ResizeObserver)."""
+    with_observer, without = run_node(KEEP_DRAWN_RUNNER, "live_dom.js", {}, tmp_path)
+    assert with_observer == {"calls": ["draw", "draw", "fit"], "watching": True, "after": False}
+    assert without == {"calls": ["draw", "draw"], "watching": None, "after": None}

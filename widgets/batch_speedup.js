@@ -6,24 +6,10 @@
 // in front of this file, because a module loaded from a string cannot import a relative file.
 import { B_MAX, batchSpeedupCurve, fitMessage, isMoe, readout, regimeName } from "./batch_speedup_math.js";
 import { fmtFixed } from "./pyformat.js";
+import { html, keepDrawn, labelledRange, labelledSelect, liveRoot, pointerX, svg } from "./live_dom.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const M = { left: 56, right: 16, top: 46, bottom: 44 };
 let uid = 0;
-
-function svg(tag, attrs = {}, parent = null) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-function html(tag, attrs = {}, parent = null, text = null) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text != null) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
 
 function render({ model, el }) {
   const data = model.get("data");
@@ -33,15 +19,7 @@ function render({ model, el }) {
   const xOf = (B) => M.left + PW * Math.log2(B) / Math.log2(B_MAX);
   const bOf = (x) => Math.pow(2, (x - M.left) / PW * Math.log2(B_MAX));
   const id = `course-bs-${++uid}`;
-  // data-lm-suppress-shortcuts: JupyterLab's notebook shortcuts leave keys pressed in here to the controls.
-  const root = html("div", { class: "course-live course-batch-speedup", role: "group",
-                             "aria-label": "speedup against batch size", "data-lm-suppress-shortcuts": "true" }, el);
-  // The notebook moves focus that enters a cell to the active cell (command mode); keep it on our
-  // controls so the keyboard can move them, and keep its keys (arrows move a slider, not the cell).
-  root.addEventListener("focusin", (event) => event.stopPropagation());
-  root.addEventListener("keydown", (event) => event.stopPropagation());
-  const style = html("style", {}, root);
-  style.textContent = `
+  const root = liveRoot(el, "course-batch-speedup", "speedup against batch size", `
     /* its own light panel in any theme (JupyterLab dark, the book's dark mode): colours that keep their contrast */
     .course-batch-speedup { font: 13px/1.4 system-ui, sans-serif; max-width: 760px; color: #222; background: #fff;
       padding: 6px; border-radius: 4px; color-scheme: light; }
@@ -54,26 +32,14 @@ function render({ model, el }) {
     .course-batch-speedup .message { color: #B0303A; }
     .course-batch-speedup .legend { display: flex; flex-wrap: wrap; gap: 2px 14px; font-size: 12px; }
     .course-batch-speedup .legend span::before { content: ""; display: inline-block; width: 14px; height: 10px;
-      margin-right: 4px; vertical-align: middle; background: var(--sw); border: var(--bd, none); }`;
+      margin-right: 4px; vertical-align: middle; background: var(--sw); border: var(--bd, none); }`);
 
   // --- controls: native, labelled, keyboard-operable ---
   const controls = {};
-  function select(name, label, options, row) {
-    const wrap = html("span", {}, row);
-    html("label", { for: `${id}-${name}` }, wrap, `${label} `);
-    const s = html("select", { id: `${id}-${name}`, "data-control": name }, wrap);
-    for (const [text, value] of options) html("option", { value: String(value) }, s, text);
-    controls[name] = s;
-    return s;
-  }
+  function select(name, label, options, row) { controls[name] = labelledSelect(id, name, label, options, row); }
   function range(name, label, min, max, step, row, wide = false) {
-    const wrap = html(wide ? "div" : "span", wide ? { class: "cbs-wide" } : {}, row);
-    html("label", { for: `${id}-${name}` }, wrap, label);
-    const r = html("input", { id: `${id}-${name}`, type: "range", min, max, step, "data-control": name }, wrap);
-    const out = html("output", { for: `${id}-${name}`, "data-readout": name }, wrap);
-    controls[name] = r;
-    controls[`${name}Out`] = out;
-    return r;
+    [controls[name], controls[`${name}Out`]] = labelledRange(id, name, label, [min, max, step], row,
+                                                             wide ? "cbs-wide" : null);
   }
   const row1 = html("div", { class: "cbs-row" }, root);
   select("model_key", "model", data.model_options, row1);
@@ -267,11 +233,7 @@ function render({ model, el }) {
   }
 
   // Where the pointer is on the log axis: the nearest whole batch, 1..B_MAX.
-  function batchAt(event) {
-    const box = fig.getBoundingClientRect();
-    const x = (event.clientX - box.left) * W / box.width;
-    return Math.min(B_MAX, Math.max(1, Math.round(bOf(x))));
-  }
+  function batchAt(event) { return Math.min(B_MAX, Math.max(1, Math.round(bOf(pointerX(event, fig, W))))); }
   hit.addEventListener("mousemove", (event) => {
     if (!curve) return;
     const B = batchAt(event), sp = curve.speedupAt(B), x = xOf(B);
@@ -312,23 +274,11 @@ function render({ model, el }) {
   bind("alpha", Number);
   bind("drafter_share", Number);
 
-  const names = ["model_key", "gpu_key", "n_gpu", "context", "batch", "gamma", "alpha", "drafter_share"];
-  for (const name of names) model.on(`change:${name}`, draw);
   layout();
   draw();
-  // A new column width (a phone turned, a sidebar opened, JupyterLab's panel resized): re-fit.
-  let lastWidth = root.clientWidth;
-  const resize = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
-    if (Math.abs(root.clientWidth - lastWidth) < 8) return;
-    lastWidth = root.clientWidth;
-    layout();
-    draw();
-  }) : null;
-  if (resize) resize.observe(root);
-  return () => {
-    for (const name of names) model.off(`change:${name}`, draw);
-    if (resize) resize.disconnect();
-  };
+  // Redraw on every control's change, re-fit to a new column width, and stop both when removed.
+  const names = ["model_key", "gpu_key", "n_gpu", "context", "batch", "gamma", "alpha", "drafter_share"];
+  return keepDrawn(model, root, names, draw, () => { layout(); draw(); });
 }
 
 export default { render };

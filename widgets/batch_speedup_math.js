@@ -1,6 +1,7 @@
-// The speedup-at-batch model of chapter 06, in the browser: a line-by-line port of
-// specdec.cost_model.step_cost, specdec.moe (pass_time, model_regime, model_fall_batch),
-// specdec.batch_speedup and widgets.batch_speedup.batch_speedup_curve / _readout.
+// The speedup-at-batch model of chapter 06, in the browser: a line-by-line port of specdec.moe
+// (pass_time, model_regime, model_fall_batch), specdec.batch_speedup and
+// widgets.batch_speedup.batch_speedup_curve / _readout; step_cost is in cost_math.js, shared with
+// chapter 01's roofline.
 // Python stays the reference: tests/test_widgets_js.py runs this module in Node and compares it
 // with specdec over hundreds of random settings. No DOM here, so Node can import it.
 //
@@ -11,24 +12,11 @@
 //   curve.speedupAt(64)   // 2.49...
 
 import { fmtFixed, fmtG } from "./pyformat.js";
+import { gemmFlops, stepCost, weightBytes } from "./cost_math.js";
 
 export const B_MAX = 4096;
 
 export function isMoe(model) { return model.n_experts > 0; }
-export function weightBytes(model) { return model.bytes_per_weight * model.n_params; }
-function gemmFlops(gpu, fp8) { return fp8 && gpu.flops_fp8 != null ? gpu.flops_fp8 : gpu.flops_bf16; }
-
-// specdec.cost_model.step_cost: t_W, t_K, t_F for (model, gpu, n_gpu, T_bar).
-export function stepCost(model, gpu, nGpu, T) {
-  const bytesPerS = nGpu * gpu.bandwidth;
-  const flopsPerS = nGpu * gpu.flops_bf16;                       // attention: bfloat16
-  const gemmPerS = nGpu * gemmFlops(gpu, model.fp8_gemms);       // weight products: fp8 if the model runs them so
-  return {
-    t_W: weightBytes(model) / bytesPerS,
-    t_K: T * model.kv_bytes_per_token / bytesPerS,
-    t_F: 2 * model.n_active / gemmPerS + 4 * model.n_layers * model.d_attn * T / flopsPerS,
-  };
-}
 
 // specdec.moe.experts_touched / weight_bytes_read: uniform routing of n tokens.
 export function expertsTouched(E, k, n) { return E * (1.0 - Math.pow(1.0 - k / E, n)); }

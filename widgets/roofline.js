@@ -6,23 +6,9 @@
 // of this file, because a module loaded from a string cannot import a relative file.
 import { hoverText, kneeLabel, message, readout, rooflineCurve, title } from "./roofline_math.js";
 import { fmtFixed, fmtG } from "./pyformat.js";
+import { html, keepDrawn, labelledRange, labelledSelect, liveRoot, pointerX, svg } from "./live_dom.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 let uid = 0;
-
-function svg(tag, attrs = {}, parent = null) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-function html(tag, attrs = {}, parent = null, text = null) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text != null) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
 
 // Ticks of a log10 axis over [lo, hi]: 1, 2, 5 x 10^n (every digit when that gives fewer than two).
 function logTicks(lo, hi) {
@@ -51,16 +37,7 @@ function render({ model, el }) {
   const kOf = (x) => Math.pow(2, (x - M.left) / PW * Math.log2(kMax));
   const yOf = (t) => M.top + PH * (1 - Math.log10(t / yLo) / Math.log10(yHi / yLo));
   const id = `course-rf-${++uid}`;
-  // data-lm-suppress-shortcuts: JupyterLab's notebook shortcuts leave keys pressed in here to the controls.
-  const root = html("div", { class: "course-live course-roofline", role: "group",
-                             "aria-label": "roofline: time of a pass against tokens checked",
-                             "data-lm-suppress-shortcuts": "true" }, el);
-  // The notebook moves focus that enters a cell to the active cell (command mode); keep it on our
-  // controls so the keyboard can move them, and keep its keys (arrows move a slider, not the cell).
-  root.addEventListener("focusin", (event) => event.stopPropagation());
-  root.addEventListener("keydown", (event) => event.stopPropagation());
-  const style = html("style", {}, root);
-  style.textContent = `
+  const root = liveRoot(el, "course-roofline", "roofline: time of a pass against tokens checked", `
     /* its own light panel in any theme (JupyterLab dark, the book's dark mode): colours that keep their contrast */
     .course-roofline { font: 13px/1.4 system-ui, sans-serif; max-width: 760px; color: #222; background: #fff;
       padding: 6px; border-radius: 4px; color-scheme: light; }
@@ -73,23 +50,14 @@ function render({ model, el }) {
     .course-roofline .message { color: #B0303A; white-space: pre-line; }
     .course-roofline .legend { display: flex; flex-wrap: wrap; gap: 2px 14px; font-size: 12px; }
     .course-roofline .legend span::before { content: ""; display: inline-block; width: 14px; height: 10px;
-      margin-right: 4px; vertical-align: middle; background: var(--sw); }`;
+      margin-right: 4px; vertical-align: middle; background: var(--sw); }`);
 
   // --- controls: native, labelled, keyboard-operable ---
   const controls = {};
-  function select(name, label, options, row) {
-    const wrap = html("span", {}, row);
-    html("label", { for: `${id}-${name}` }, wrap, `${label} `);
-    const s = html("select", { id: `${id}-${name}`, "data-control": name }, wrap);
-    for (const [text, value] of options) html("option", { value: String(value) }, s, text);
-    controls[name] = s;
-  }
+  function select(name, label, options, row) { controls[name] = labelledSelect(id, name, label, options, row); }
   function range(name, label, row, wide = false) {
-    const [min, max, step] = data.ranges[name];
-    const wrap = html(wide ? "div" : "span", wide ? { class: "crf-wide" } : {}, row);
-    html("label", { for: `${id}-${name}` }, wrap, label);
-    controls[name] = html("input", { id: `${id}-${name}`, type: "range", min, max, step, "data-control": name }, wrap);
-    controls[`${name}Out`] = html("output", { for: `${id}-${name}`, "data-readout": name }, wrap);
+    [controls[name], controls[`${name}Out`]] = labelledRange(id, name, label, data.ranges[name], row,
+                                                             wide ? "crf-wide" : null);
   }
   const row1 = html("div", { class: "crf-row" }, root);
   select("model_key", "model", data.model_options, row1);
@@ -252,11 +220,7 @@ function render({ model, el }) {
   }
 
   // Where the pointer is on the log axis: the nearest whole k, 1..k_max.
-  function kAt(event) {
-    const box = fig.getBoundingClientRect();
-    const x = (event.clientX - box.left) * W / box.width;
-    return Math.min(kMax, Math.max(1, Math.round(kOf(x))));
-  }
+  function kAt(event) { return Math.min(kMax, Math.max(1, Math.round(kOf(pointerX(event, fig, W))))); }
   hit.addEventListener("mousemove", (event) => {
     if (!curve) return;
     const k = kAt(event), x = xOf(k);
@@ -283,23 +247,11 @@ function render({ model, el }) {
   bind("gpu_key", String);
   for (const name of ["n_gpu", "batch", "context"]) bind(name, Number);
 
-  const names = ["model_key", "gpu_key", "n_gpu", "batch", "context"];
-  for (const name of names) model.on(`change:${name}`, draw);
   layout();
   draw();
-  // A new column width (a phone turned, a sidebar opened, JupyterLab's panel resized): re-fit.
-  let lastWidth = root.clientWidth;
-  const resize = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
-    if (Math.abs(root.clientWidth - lastWidth) < 8) return;
-    lastWidth = root.clientWidth;
-    layout();
-    draw();
-  }) : null;
-  if (resize) resize.observe(root);
-  return () => {
-    for (const name of names) model.off(`change:${name}`, draw);
-    if (resize) resize.disconnect();
-  };
+  // Redraw on every control's change, re-fit to a new column width, and stop both when removed.
+  const names = ["model_key", "gpu_key", "n_gpu", "batch", "context"];
+  return keepDrawn(model, root, names, draw, () => { layout(); draw(); });
 }
 
 export default { render };

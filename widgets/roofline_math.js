@@ -1,8 +1,9 @@
-// The roofline of chapter 01 in the browser: a line-by-line port of specdec.cost_model (step_cost
-// with its checks, t_pass, knee_k, largest_free_k, max_sequences) and of widgets.roofline
-// (roofline_curve, title, readout, hover_text, roofline_notes). Python stays the reference:
-// tests/test_widgets_js_roofline.py runs this module in Node and compares it with specdec over
-// hundreds of random settings, refusals and their messages included. No DOM here, so Node can import it.
+// The roofline of chapter 01 in the browser: a line-by-line port of specdec.cost_model (t_pass,
+// knee_k, largest_free_k, max_sequences; step_cost is in cost_math.js, shared with chapter 06's
+// curve) and of widgets.roofline (roofline_curve, title, readout, hover_text, roofline_notes).
+// Python stays the reference: tests/test_widgets_js_roofline.py runs this module in Node and
+// compares it with specdec over hundreds of random settings, refusals and their messages
+// included. No DOM here, so Node can import it.
 //
 // A model and a GPU are the JSON the widget's Python side sends (the fields of
 // specdec.model_specs.ModelSpec and specdec.hardware.GPU), never numbers copied by hand.
@@ -11,29 +12,10 @@
 //   c.largestFreeK, readout(c)   // 295, "one decode step: <b>4.794 ms</b>; a pass stays ..."
 
 import { fmtFixed, fmtG } from "./pyformat.js";
+import { stepCost, weightBytes } from "./cost_math.js";
 
 // Python's repr of a number the widget holds: an int as is, a float with its ".0".
 function pyFloat(x) { return Number.isInteger(x) ? `${x}.0` : String(x); }
-
-function weightBytes(model) { return model.bytes_per_weight * model.n_params; }
-function gemmFlops(gpu, fp8) { return fp8 && gpu.flops_fp8 != null ? gpu.flops_fp8 : gpu.flops_bf16; }
-
-// specdec.cost_model.step_cost (t_0 = 0): t_W, t_K, t_F, with the same refusals.
-export function stepCost(model, gpu, nGpu, T) {
-  if (!Number.isInteger(nGpu) || nGpu < 1) throw new Error(`n_gpu must be a positive integer, got ${nGpu}`);
-  if (!Number.isFinite(T) || T < 0) {
-    throw new Error(`T_bar (mean cached context, tokens) must be a finite number >= 0, got ${T}`);
-  }
-  const bytesPerS = nGpu * gpu.bandwidth;
-  const flopsPerS = nGpu * gpu.flops_bf16;                       // attention: bfloat16
-  const gemmPerS = nGpu * gemmFlops(gpu, model.fp8_gemms);       // weight products: fp8 if the model runs them so
-  return {
-    t_W: weightBytes(model) / bytesPerS,
-    t_K: T * model.kv_bytes_per_token / bytesPerS,
-    t_F: 2 * model.n_active / gemmPerS + 4 * model.n_layers * model.d_attn * T / flopsPerS,
-    t_0: 0.0,
-  };
-}
 
 function checkBatch(B) {
   if (!Number.isFinite(B) || B < 1) throw new Error(`B must be >= 1 (sequences / tokens per sequence), got ${pyFloat(B)}`);

@@ -6,8 +6,8 @@
 // against it in Node); this file draws the state and turns clicks, keys and typing into actions.
 import { act, choiceOptions, depths, greedyTreeWalk, highlightedNodes, levels, readout, targetNext,
   treeAttentionMask } from "./tree_mask_math.js";
+import { html, keepDrawn, liveRoot, svg } from "./live_dom.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 // The synced traits, under the names the maths' states use.
 const FIELDS = ["prefix", "parents", "tokens", "choices", "selected", "message", "message_error",
   "parents_text", "tokens_text", "new_token"];
@@ -18,20 +18,6 @@ const C = {
 };
 let uid = 0;
 
-function svg(tag, attrs = {}, parent = null, text = null) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text != null) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
-function html(tag, attrs = {}, parent = null, text = null) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text != null) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
 function clip(text, chars) {
   return text.length <= chars ? text : `${text.slice(0, Math.max(1, chars - 1))}…`;
 }
@@ -65,15 +51,9 @@ function placeNodes(parents, d) {
 function render({ model, el }) {
   const data = model.get("data");
   const id = `course-tm-${++uid}`;
-  // data-lm-suppress-shortcuts: JupyterLab's notebook shortcuts leave keys pressed in here to the controls.
-  const root = html("div", { class: "course-live course-tree-mask", role: "group", "data-lm-suppress-shortcuts": "true",
-                             "aria-label": "tree-mask explorer: a token tree, its attention mask and the greedy walk" }, el);
-  // The notebook moves focus that enters a cell to the active cell, and takes Enter and Space for
-  // itself: keep both here, so the keyboard selects nodes and types in the boxes.
-  root.addEventListener("focusin", (event) => event.stopPropagation());
-  root.addEventListener("keydown", (event) => event.stopPropagation());
-  const style = html("style", {}, root);
-  style.textContent = `
+  // Keys and focus stay here (Enter and Space select nodes, the boxes take typing), not with the notebook.
+  const root = liveRoot(el, "course-tree-mask",
+                        "tree-mask explorer: a token tree, its attention mask and the greedy walk", `
     /* its own light panel in any theme (JupyterLab dark, the book's dark mode) */
     .course-tree-mask { font: 13px/1.4 system-ui, sans-serif; max-width: 960px; color: #222; background: #fff;
       padding: 6px; border-radius: 4px; color-scheme: light; }
@@ -94,7 +74,7 @@ function render({ model, el }) {
     .course-tree-mask .message[data-kind=error] { color: #B00020; }
     .course-tree-mask .legend { display: flex; flex-wrap: wrap; gap: 2px 14px; font-size: 12px; margin-top: 4px; }
     .course-tree-mask .legend span::before { content: ""; display: inline-block; width: 14px; height: 10px;
-      margin-right: 4px; vertical-align: middle; background: var(--sw); border: var(--bd, 1px solid #888); }`;
+      margin-right: 4px; vertical-align: middle; background: var(--sw); border: var(--bd, 1px solid #888); }`);
 
   // --- the two figures ---
   const figs = html("div", { class: "ctm-figs" }, root);
@@ -327,19 +307,9 @@ function render({ model, el }) {
     pending = true;
     queueMicrotask(() => { pending = false; draw(); });
   }
-  for (const k of FIELDS) model.on(`change:${k}`, schedule);
   draw();
-  let lastWidth = root.clientWidth;
-  const resize = typeof ResizeObserver === "function" ? new ResizeObserver(() => {
-    if (Math.abs(root.clientWidth - lastWidth) < 8) return;
-    lastWidth = root.clientWidth;
-    draw();
-  }) : null;
-  if (resize) resize.observe(root);
-  return () => {
-    for (const k of FIELDS) model.off(`change:${k}`, schedule);
-    if (resize) resize.disconnect();
-  };
+  // Draw after every batch of trait changes, again at a new column width, and stop both when removed.
+  return keepDrawn(model, root, FIELDS, schedule, draw);
 }
 
 export default { render };
