@@ -3,48 +3,22 @@
 Every submission is what a student hands in: the learner copy, answers typed into its stubs, run and
 saved as JupyterLab saves it (`tests.submissions`), with the course's own Check my work cell."""
 import csv
-import json
 
 import pytest
 
 from autograder import notebooks
 from autograder.errors import CourseError
-from autograder.grading.grade import find_submissions, grade
-from tests.helpers import CHAPTERS, replace_solution, solution_nb, student_nb
-from tests.submissions import learner_copy, learner_submission, write_submission
-from autograder.notebooks import grade_id_of, is_solution
-
-
-FIRST = CHAPTERS[0]
-
-
-def _rows(out):
-    with open(out / "grades.csv") as f:
-        return {r["student_id"]: r for r in csv.DictReader(f)}
-
-
-def _exercises(nb):
-    return [c for c in nb.cells if is_solution(c)]
+from autograder.grading.grade import find_submissions
+from autograder.grading.statuses import is_sentence
+from autograder.paths import NbgraderLayout
+from tests.graded_class import CHAPTER_ONE_CLASS, FIRST
+from tests.helpers import solution_nb, student_nb
 
 
 @pytest.mark.slow
-def test_grade_a_class_of_chapter_one(tmp_path):
-    subs = tmp_path / "subs"
-    done, stub = learner_submission(FIRST), learner_copy(FIRST)
-    # partial: the first exercise left as the stub it came with.
-    first_ex = _exercises(stub)[0]
-    partial = replace_solution(done, grade_id_of(first_ex), first_ex.source)
-    # killer: kills its own kernel in the last exercise.
-    killer = replace_solution(done, grade_id_of(_exercises(done)[-1]), "import os\nos._exit(1)")
-    for student, nb in {"correct": done, "partial": partial, "empty": stub, "killer": killer}.items():
-        write_submission(nb, subs / student / f"{FIRST}.ipynb")
-    (subs / "broken").mkdir()
-    (subs / "broken" / f"{FIRST}.ipynb").write_text('{"cells": [')
-    before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
-
-    out = tmp_path / "grading"
-    grade(find_submissions(subs), out)
-    rows = _rows(out)
+@pytest.mark.xdist_group(CHAPTER_ONE_CLASS)
+def test_grade_a_class_of_chapter_one(chapter_one_class):
+    rows, out = chapter_one_class.rows(), chapter_one_class.out
     full = float(rows["correct"]["max_score"])
     assert float(rows["correct"]["score"]) == full > 0
     # A correct submission is graded with nothing to report: no review flag (the course's own Check my
@@ -55,16 +29,22 @@ def test_grade_a_class_of_chapter_one(tmp_path):
     assert float(rows["empty"]["score"]) == 0
     assert float(rows["broken"]["score"]) == 0 and "not a readable notebook" in rows["broken"]["status"]
     assert "Error" not in rows["broken"]["status"], rows["broken"]["status"]
+    assert "chapter 03's exercises" in rows["wrong_chapter"]["status"], rows["wrong_chapter"]
     # The kernel dies in the last exercise: the exercises before it keep their points.
     assert 0 < float(rows["killer"]["score"]) < full
     assert rows["killer"]["status"].startswith("graded; the kernel died"), rows["killer"]["status"]
+    # The cell that killed it says so, with no count (whether the dying kernel sent one is a race).
+    killed = [c for c in notebooks.read(NbgraderLayout(out).autograded("killer", FIRST)).cells
+              if any(o.get("ename") == "KernelDied" for o in c.get("outputs", []))]
+    assert len(killed) == 1 and killed[0].execution_count is None, [c.execution_count for c in killed]
+    assert all(is_sentence(r["status"]) for r in rows.values()), [r["status"] for r in rows.values()]
     assert (out / "feedback" / "correct" / FIRST / f"{FIRST}.html").exists()
     assert (out / "nbgrader_grades.csv").exists()
     with open(out / "grades_by_test.csv") as f:
         per_test = list(csv.DictReader(f))
-    assert {r["student_id"] for r in per_test} == {"correct", "partial", "empty", "killer"}
+    assert {r["student_id"] for r in per_test} == {"correct", "partial", "empty", "killer", "looper"}
     # Grading never touches the submissions themselves.
-    assert before == {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
+    assert chapter_one_class.before == {p: p.read_bytes() for p in chapter_one_class.subs.rglob("*.ipynb")}
 
 
 def test_one_file_per_student_layout_needs_the_chapter(tmp_path):
@@ -76,14 +56,12 @@ def test_one_file_per_student_layout_needs_the_chapter(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_hanging_submission_is_interrupted_and_the_rest_still_counts(tmp_path):
-    done = learner_submission(FIRST)
-    hang = replace_solution(done, grade_id_of(_exercises(done)[-1]), "while True:\n    pass")
-    write_submission(hang, tmp_path / "subs" / "looper" / f"{FIRST}.ipynb")
-    (result,) = grade(find_submissions(tmp_path / "subs"), tmp_path / "grading", cell_timeout=5)
-    # The loop is interrupted after 5 s; the exercises before it keep their points.
-    assert result.status.startswith("graded; a cell ran past the time limit"), result.status
-    assert 0 < result.score < result.max_score
+@pytest.mark.xdist_group(CHAPTER_ONE_CLASS)
+def test_a_hanging_submission_is_interrupted_and_the_rest_still_counts(chapter_one_class):
+    looper = chapter_one_class.rows()["looper"]
+    # The loop in the last exercise is interrupted at the cell limit; the exercises before it keep their points.
+    assert looper["status"].startswith("graded; a cell ran past the time limit"), looper["status"]
+    assert 0 < float(looper["score"]) < float(looper["max_score"]), looper
 
 
 def test_optional_exercises_are_counted_apart_in_grades_csv(tmp_path):

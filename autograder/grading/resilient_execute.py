@@ -248,6 +248,9 @@ class ResilientExecute(Execute):
             unresponsive = True                # interrupted, but it kept running (interrupts ignored)
         except DeadKernelError:
             self._bad_cells.add(index)
+            # Whether the kernel announced the cell's count before it died is a race: no count, so a
+            # class's feedback is the same page on every run (and on a Dask cluster as locally).
+            cell.execution_count = None
             cell.outputs.append(self._failed(cell, "KernelDied", "this cell killed the Python kernel (os._exit, a crash, "
                                                            "or running out of memory); the grader started a new "
                                                            "kernel and graded the rest"))

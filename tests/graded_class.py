@@ -1,0 +1,73 @@
+"""One class of chapter 01 with every kind of submission a grader meets, graded locally once.
+
+The grading tests read its scores and statuses; the Dask test grades the same folder on a cluster and
+compares every file with this local grading. Every notebook is what a student hands in: the learner
+copy, answers typed into its stubs, run and saved as JupyterLab saves it (`tests.submissions`).
+
+    correct        every exercise answered                     full marks, nothing to report
+    partial        the first exercise left as its stub         some points
+    empty          the learner copy only saved                 0
+    killer         kills its own kernel in the last exercise   the exercises before it keep their points
+    looper         loops forever in the last exercise          interrupted at the cell limit, the rest counts
+    wrong_chapter  chapter 03's notebook under chapter 01's name   not graded, with a sentence that says so
+    broken         not JSON                                    0, "not a readable notebook"
+"""
+from __future__ import annotations
+
+import csv
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.grading.grade import find_submissions, grade
+from autograder.notebooks import grade_id_of, is_solution
+from tests.helpers import CHAPTERS, replace_solution
+from tests.submissions import learner_copy, learner_submission, write_submission
+
+FIRST = CHAPTERS[0]
+OTHER = "03_acceptance_rule"
+# Seconds per cell: the looper is stopped at it; an honest cell of chapter 01 (the first imports, in a
+# new sandboxed kernel, with both workers and another test busy on two cores) took over 10 s once.
+TIMEOUT = 20
+JOBS = 2
+#: The xdist group of every test that reads the `chapter_one_class` fixture: one worker grades it once.
+CHAPTER_ONE_CLASS = "chapter_one_class"
+
+
+@dataclass(frozen=True)
+class ChapterOneClass:
+    subs: Path          # the submissions, one folder per student
+    out: Path           # the local grading folder (grades.csv, grades_by_test.csv, feedback/, gradebook.db)
+    before: dict        # every submitted file's bytes before grading
+    seconds: float      # how long the local grading took
+
+    def rows(self) -> dict[str, dict]:
+        with open(self.out / "grades.csv") as f:
+            return {r["student_id"]: r for r in csv.DictReader(f)}
+
+
+def write_class(subs: Path) -> Path:
+    """The class's submissions under `subs/<student>/01_cost_model.ipynb`."""
+    done, stub = learner_submission(FIRST), learner_copy(FIRST)
+    first, last = [c for c in stub.cells if is_solution(c)][0], [c for c in done.cells if is_solution(c)][-1]
+    class_ = {
+        "correct": done,
+        "partial": replace_solution(done, grade_id_of(first), first.source),
+        "empty": stub,
+        "killer": replace_solution(done, grade_id_of(last), "import os\nos._exit(1)"),
+        "looper": replace_solution(done, grade_id_of(last), "while True:\n    pass"),
+        "wrong_chapter": learner_submission(OTHER, run=False),
+    }
+    for student, nb in class_.items():
+        write_submission(nb, subs / student / f"{FIRST}.ipynb")
+    (subs / "broken").mkdir(parents=True)
+    (subs / "broken" / f"{FIRST}.ipynb").write_text('{"cells": [')
+    return subs
+
+
+def grade_chapter_one_class(root: Path) -> ChapterOneClass:
+    subs = write_class(root / "subs")
+    before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
+    start = time.perf_counter()
+    grade(find_submissions(subs), root / "local", jobs=JOBS, cell_timeout=TIMEOUT)
+    return ChapterOneClass(subs, root / "local", before, time.perf_counter() - start)
