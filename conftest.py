@@ -2,9 +2,11 @@
 collect_ignore = ["autograder/grading/nbgrader_config.py"]
 
 
+import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,21 @@ def pytest_collection_modifyitems(config, items):
                         for m in item.iter_markers("xdist_group")})
         if names and "@" not in item.nodeid:
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")
+
+
+# `COURSE_TEST_TIMELINE=FILE ./course test`: each worker appends one line per test (its worker, node id
+# with its xdist group, start and end in seconds since the epoch, setup and teardown included), so
+# `benchmarks/suite_timeline.py FILE` can show how busy each worker was and what the run waited on.
+TIMELINE_VAR = "COURSE_TEST_TIMELINE"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    start = time.time()
+    yield
+    path = os.environ.get(TIMELINE_VAR)
+    if path:
+        line = json.dumps({"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "test": item.nodeid,
+                           "start": start, "end": time.time()})
+        with open(path, "a", encoding="utf-8") as f:       # one short append per test: whole lines
+            f.write(line + "\n")
