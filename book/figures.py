@@ -44,14 +44,19 @@ def _raise_small_text(fig) -> None:
 
 
 def _relayout(fig) -> None:
-    """Lay the figure out again at its new size (a constrained layout does so by itself when drawn)."""
+    """Lay the figure out again at its new size (a constrained layout does so by itself when drawn).
+    Twice: a wrapped title's or label's lines depend on where its panel sits, so the first pass,
+    measured with the panels where they were, can leave a title running into the panel above (and a
+    legend under a panel, `_legends_below`, is placed again under its x label as now wrapped)."""
     engine = fig.get_layout_engine()
     if engine is not None and type(engine).__name__ == "ConstrainedLayoutEngine":
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # "not compatible with tight_layout": keep the figure as it is
         try:
-            fig.tight_layout()
+            for _ in range(2):
+                fig.tight_layout()
+                _anchor_below(fig)
         except Exception:                 # a figure tight_layout cannot handle keeps its own layout
             pass
 
@@ -178,12 +183,13 @@ def _grid_panels(fig):
     return [ax for _, ax in sorted(zip(cells, axes), key=lambda t: t[0])]
 
 
-def _stack(fig, panels: list, width: float, height: float) -> None:
-    """`panels` one under another at `PHONE_INCHES`, each keeping its shape within `PHONE_PANEL_ASPECT`."""
+def _stack(fig, panels: list, width: float, height: float, taller: float = 1.0) -> None:
+    """`panels` one under another at `PHONE_INCHES`, each keeping its shape (`taller` times as tall)
+    within `PHONE_PANEL_ASPECT`."""
     rows = len({ax.get_subplotspec().rowspan.start for ax in panels})
     columns = -(-len(panels) // rows)
     low, high = PHONE_PANEL_ASPECT
-    aspect = min(max((height / rows) / (width / columns), low), high)
+    aspect = min(max(taller * (height / rows) / (width / columns), low), high)
     grid = fig.add_gridspec(len(panels), 1)
     for i, ax in enumerate(panels):
         ax.set_subplotspec(grid[i, 0])
@@ -205,6 +211,8 @@ def fit_to_phone(fig) -> bool:
     `PHONE_INCHES`, each panel keeping its shape (height 0.45-0.7 of its width), when their text stays
     apart; any other figure is narrowed to `PHONE_INCHES` (to `PHONE_WIDEST` at most, if its text
     collides), its height scaled alike but kept at 0.6 of its width or its own height, whichever is less.
+    A legend wider than its panel then goes under the panel (`_legends_below`), the figure growing by
+    its height; stacked panels whose text still runs together are tried again a quarter and a half taller.
 
         >>> import matplotlib
         >>> matplotlib.use("Agg")
@@ -229,17 +237,28 @@ def fit_to_phone(fig) -> bool:
     panels = _grid_panels(fig)
     if panels is not None:
         original = [ax.get_subplotspec() for ax in panels]
-        _stack(fig, panels, width, height)
-        _relayout(fig)
-        if len(collisions(fig)) <= before:
-            _trim_overflow(fig)
-            return True
+        title = getattr(fig, "_suptitle", None)
+        title_y = title.get_position()[1] if title is not None else None
+        # a panel shorter than its y label (a long label on a flat panel) runs into the next: a little taller
+        for taller in (1.0, 1.25, 1.5):
+            if title is not None:
+                title.set_y(title_y)
+            _stack(fig, panels, width, height, taller)
+            _relayout(fig)
+            _with_legends_below(fig)
+            if len(collisions(fig)) <= before:
+                _trim_overflow(fig)
+                return True
         for ax, spec in zip(panels, original):
             ax.set_subplotspec(spec)
+        if title is not None:
+            title.set_y(title_y)
+        _restore_legends(fig)          # laid out side by side again, a legend is as wide as it was drawn
     target = PHONE_INCHES
     while True:
         fig.set_size_inches(target, max(height * target / width, min(height, 0.6 * target)))
         _relayout(fig)
+        _with_legends_below(fig)
         if target >= PHONE_WIDEST or len(collisions(fig)) <= before:
             _trim_overflow(fig)
             return True
@@ -261,6 +280,133 @@ def _wrap_long_text(fig) -> None:
         if legend is not None and getattr(legend, "_ncols", 1) > 1 \
                 and legend.get_window_extent(renderer).width > 0.9 * PHONE_INCHES * fig.dpi:
             legend.set_ncols(1)
+
+
+def _legends_below(fig) -> bool:
+    """Move each legend that is wider than its panel, a panel alone in its row, under it, below its x
+    label, in one column, its labels wrapped to the figure's width; True when one moved.
+
+    Drawn inside a panel a legend that is wider than the panel covers the neighbouring text, and the
+    layout, which makes room for it, squeezes the whole column of panels (and with it their text) to
+    its width. Panels are measured as laid out without their legends, so that one wide legend does
+    not make every other legend look too wide.
+
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig, (top, bottom) = plt.subplots(2, 1, figsize=(4.5, 5))
+        >>> _ = top.plot([0, 1], label="short"); _ = top.legend()
+        >>> _ = bottom.plot([0, 1], label="a label far too long for this panel: " * 3); _ = bottom.legend()
+        >>> _legends_below(fig), top.get_legend().get_texts()[0].get_text()
+        (True, 'short')
+        >>> legend = bottom.get_legend(); renderer = fig.canvas.get_renderer(); _relayout(fig)
+        >>> bool(legend.get_window_extent(renderer).y1 < bottom.get_window_extent(renderer).y0)
+        True
+        >>> bool(legend.get_window_extent(renderer).width <= fig.bbox.width), collisions(fig)
+        (True, [])
+        >>> plt.close(fig)
+    """
+    done = {id(legend) for _, legend in getattr(fig, "_course_legends_below", [])}
+    legends = [(ax, ax.get_legend()) for ax in fig.axes if ax.get_legend() is not None
+               and ax.get_legend().get_visible() and id(ax.get_legend()) not in done]
+    if not legends:
+        return False
+    renderer = fig.canvas.get_renderer()
+
+    frames = [ax.get_window_extent(renderer) for ax in fig.axes if ax.get_visible()]
+
+    def alone_in_its_row(ax) -> bool:     # beside another panel, a legend under it would be as wide as ever
+        frame = ax.get_window_extent(renderer)
+        return not any(f.y0 < frame.y1 and frame.y0 < f.y1 and not _overlap(f, frame) for f in frames)
+
+    legends = [(ax, legend) for ax, legend in legends if alone_in_its_row(ax)]
+
+    def wider():
+        return [(ax, legend) for ax, legend in legends
+                if legend.get_window_extent(renderer).width > ax.get_window_extent(renderer).width + 1]
+
+    if not wider():
+        return False
+    for _, legend in legends:
+        legend.set_in_layout(False)
+    _relayout(fig)
+    wide = wider()
+    for _, legend in legends:
+        legend.set_in_layout(True)
+    if not wide:
+        _relayout(fig)
+        return False
+    fig._course_legends_below = getattr(fig, "_course_legends_below", []) + wide
+    for _, legend in wide:           # as drawn, for `_restore_legends`
+        legend._course_drawn = (legend._loc, legend._bbox_to_anchor, legend._ncols,
+                                [t.get_text() for t in legend.get_texts()])
+    _anchor_below(fig)
+    for _, legend in wide:
+        legend.set_ncols(1)
+        room = fig.bbox.width * 0.95 - (legend.get_window_extent(renderer).width
+                                        - max(t.get_window_extent(renderer).width for t in legend.get_texts()))
+        for text in legend.get_texts():
+            _wrap_to(text, room, renderer)
+    return True
+
+
+def _with_legends_below(fig) -> None:
+    """Apply `_legends_below` to `fig` as now laid out; the figure, at its size for the phone, grows by
+    the height of every legend under a panel, so that its panels keep theirs."""
+    moved = getattr(fig, "_course_legends_below", [])
+    if not _legends_below(fig) and not moved:
+        return
+    renderer = fig.canvas.get_renderer()
+    extra = sum(legend.get_window_extent(renderer).height + 6 / 72 * fig.dpi
+                for _, legend in fig._course_legends_below) / fig.dpi
+    width, height = (float(v) for v in fig.get_size_inches())
+    fig.set_size_inches(width, height + extra)
+    _relayout(fig)
+
+
+def _restore_legends(fig) -> None:
+    """Put every legend `_legends_below` moved back where the figure drew it."""
+    for _, legend in getattr(fig, "_course_legends_below", []):
+        loc, anchor, ncols, texts = legend._course_drawn
+        legend.set_loc(loc)
+        legend.set_bbox_to_anchor(anchor)
+        legend.set_ncols(ncols)
+        for text, label in zip(legend.get_texts(), texts):
+            text.set_text(label)
+    fig._course_legends_below = []
+
+
+def _anchor_below(fig) -> None:
+    """Place each legend `_legends_below` moved just under its panel's x label, as laid out now."""
+    from matplotlib.transforms import offset_copy
+
+    moved = getattr(fig, "_course_legends_below", [])
+    if not moved:
+        return
+    renderer = fig.canvas.get_renderer()
+    for ax, legend in moved:
+        legend.set_visible(False)             # the panel's own text under its frame, without the legend
+        below = ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0
+        legend.set_visible(True)
+        legend.set_loc("upper center")
+        # in points under the frame: the panel's height changes when the figure is laid out again
+        legend.set_bbox_to_anchor((0.5, 0.0), transform=offset_copy(
+            ax.transAxes, fig=fig, y=-(below * 72 / fig.dpi + 4), units="points"))
+
+
+def _wrap_to(text, width: float, renderer) -> None:
+    """Break `text` into lines no wider than `width` pixels, at spaces outside $...$ (math stays whole)."""
+    import re
+
+    words = re.findall(r"(?:\$[^$]*\$|[^\s$])+", text.get_text())
+    lines: list[str] = []
+    for word in words:
+        text.set_text(f"{lines[-1]} {word}" if lines else word)
+        if lines and text.get_window_extent(renderer).width <= width:
+            lines[-1] = text.get_text()
+        else:
+            lines.append(word)
+    text.set_text("\n".join(lines))
 
 
 def _trim_overflow(fig) -> None:

@@ -9,6 +9,15 @@
  *    edge, to be scrolled, reads worse than a smaller one. What still does not fit scrolls inside its
  *    own box (course.css); a formula that fits but for a glyph's overhang shows it instead of a scroll
  *    bar. The scale is kept in data-course-scale (the layout test reads it).
+ * 4. A printed table (a code cell's output with three or more rows, a row being a line of three or
+ *    more columns set apart by two or more spaces) keeps each row on one line: wrapped, as other
+ *    printed lines are (course.css), its columns would break apart on a phone. Each row goes in a
+ *    `course-row` span that does not wrap (the output's other lines still do), or, in an output
+ *    coloured by the kernel (spans of its own), the whole box stops wrapping (`course-nowrap`). The box
+ *    is marked `course-table`. A table wider than the column is first scaled down until it fits, to
+ *    no less than MIN_TABLE_SCALE of its size (kept in data-course-scale); what still does not fit
+ *    scrolls sideways, marked `course-wide` (a shadow on the edge it continues past), focusable
+ *    (tabindex: a keyboard scrolls it too) and preceded by a note saying so.
  */
 (function () {
   "use strict";
@@ -66,6 +75,74 @@
       m.dataset.courseScale = scale.toFixed(3);
     });
   };
+  // 4. Printed tables.
+  const GAP = / {2,}(?=\S)/g;                                // a gap between two columns
+  const isRow = (line) => (line.trim().match(GAP) || []).length >= 2;
+  const isRule = (line) => /^\s*[-=_+|:]{3,}[-=_+|: ]*$/.test(line);   // a table's ruled line, ---- or ====
+  const isTable = (text) => text.split("\n").filter(isRow).length >= 3;
+  const keepRows = (pre) => {
+    if ([...pre.children].some((e) => e.textContent)) {   // coloured output: its spans are the kernel's
+      pre.classList.add("course-nowrap");
+      return;
+    }
+    const lines = pre.textContent.split("\n");
+    pre.textContent = "";
+    lines.forEach((line, i) => {
+      if (i > 0) pre.appendChild(document.createTextNode("\n"));
+      if (isRow(line) || isRule(line)) {
+        const row = document.createElement("span");
+        row.className = "course-row";
+        row.textContent = line;
+        pre.appendChild(row);
+      } else if (line) {
+        pre.appendChild(document.createTextNode(line));
+      }
+    });
+  };
+  const MIN_TABLE_SCALE = 0.85;
+  const fitTable = (pre) => {
+    pre.style.fontSize = "";
+    const size = parseFloat(getComputedStyle(pre).fontSize);
+    let scale = 1;
+    for (let i = 0; i < 3 && scale > MIN_TABLE_SCALE && pre.clientWidth > 0 && pre.scrollWidth > pre.clientWidth + 1; i++) {
+      scale = Math.max(MIN_TABLE_SCALE, scale * pre.clientWidth / pre.scrollWidth);   // widths follow the font size
+      pre.style.fontSize = (size * scale).toFixed(2) + "px";
+    }
+    pre.dataset.courseScale = scale.toFixed(3);
+  };
+  const markWide = () => {
+    document.querySelectorAll("pre.course-table").forEach((pre) => {
+      fitTable(pre);
+      const wide = pre.scrollWidth > pre.clientWidth + 1;
+      pre.classList.toggle("course-wide", wide);
+      pre.classList.toggle("course-scrolled-end", wide && pre.scrollLeft + pre.clientWidth >= pre.scrollWidth - 1);
+      if (wide) pre.setAttribute("tabindex", "0"); else pre.removeAttribute("tabindex");
+      const box = pre.closest(".output") || pre.parentElement;
+      let note = box.previousElementSibling;
+      if (!(note && note.classList.contains("course-scroll-note"))) note = null;
+      if (wide && !note) {
+        note = document.createElement("p");
+        note.className = "course-scroll-note";
+        note.setAttribute("aria-hidden", "true");          // what a screen reader needs is the table's text
+        note.textContent = "A wide table: scroll sideways to see every column \u2192";
+        box.parentElement.insertBefore(note, box);
+      }
+      if (note) note.hidden = !wide;
+    });
+  };
+  document.addEventListener("DOMContentLoaded", () => {
+    document.querySelectorAll("div.cell_output pre").forEach((pre) => {
+      if (!isTable(pre.textContent)) return;
+      keepRows(pre);
+      pre.classList.add("course-table");
+      pre.addEventListener("scroll", () => pre.classList.toggle("course-scrolled-end",
+        pre.scrollLeft + pre.clientWidth >= pre.scrollWidth - 1), {passive: true});
+    });
+    markWide();
+    let pending = null;
+    window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(markWide, 100); });
+  });
+
   window.addEventListener("load", () => {
     if (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) return;
     MathJax.startup.promise.then(() => {
