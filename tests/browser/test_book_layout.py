@@ -24,6 +24,7 @@ accessibility test skips and says how to install it.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -107,6 +108,84 @@ def _open(page, path) -> None:
                            "|| MathJax.startup.promise.then(() => true)")
 
 
+PAGES = CHAPTERS + list(OTHER_PAGES)
+
+
+@dataclass
+class Visit:
+    """What every page showed at one width and colour mode: `pages[name]` holds each probe's answer
+    (`layout`, `figures`, `tables`, `axe`, `note_contrast`, `theme`; `error` if a probe failed there),
+    `refused` every request the offline browser refused on the way."""
+
+    width: int
+    mode: str
+    pages: dict[str, dict] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
+
+    def probe(self, name: str, key: str):
+        got = self.pages[name]
+        assert "error" not in got, f"{name} at {self.width} px ({self.mode}): {got['error']}"
+        return got[key]
+
+
+@pytest.fixture(scope="module")
+def visits(book, chromium, shots):
+    """visits(width, mode) -> the `Visit` of every page at that width and mode. Each page is opened once
+    per width and mode and every read-only check's probe runs on that one load (a chapter page takes
+    seconds to load and typeset); the tests then read the answers. Interactions (the menu, search) open
+    their own pages."""
+    done: dict[tuple[int, str], Visit] = {}
+
+    def visit(width: int, mode: str = "light") -> Visit:
+        if (width, mode) not in done:
+            done[(width, mode)] = _visit(book, chromium, shots, width, mode)
+        return done[(width, mode)]
+    return visit
+
+
+def _visit(book, chromium, shots, width: int, mode: str) -> Visit:
+    seen = Visit(width, mode)
+    context, page = _context(chromium, width, mode)
+    try:
+        for name in PAGES:
+            _open(page, book.site / f"{name}.html")
+            try:
+                seen.pages[name] = _probe(page, name, width, mode, shots)
+            except Exception as exc:          # noqa: BLE001 - one page's failure is reported by the tests reading it
+                seen.pages[name] = {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+        seen.refused = list(page.refused)
+    finally:
+        context.close()
+    return seen
+
+
+def _probe(page, name: str, width: int, mode: str, shots) -> dict:
+    """Every probe of one open page: layout, figures and tables in light mode; axe-core and the notes'
+    contrast at 1280 px (both modes); then the screenshots (they scroll the page)."""
+    got = {"theme": page.evaluate("document.documentElement.dataset.theme")}
+    if mode == "light":
+        got["layout"] = page.evaluate(LAYOUT_JS, MIN_MATH_SCALE)
+        got["copy_buttons"] = page.locator("button.copybtn").count()
+        if name in CHAPTERS:
+            got["figures"] = page.evaluate(FIGURES_JS)
+            got["tables"] = page.evaluate(TABLES_JS)
+    if width == 1280 and AXE.is_file():
+        got["note_contrast"] = page.evaluate(NOTE_CONTRAST_JS)
+        page.add_script_tag(path=str(AXE))
+        got["axe"] = page.evaluate(AXE_JS)
+    if mode == "light":
+        page.screenshot(path=str(shots / f"book_{name}_{width}.png"))
+        figure = page.locator("article .cell_output img").first
+        if name in CHAPTERS and figure.count():
+            figure.scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / f"book_{name}_{width}_{'phone_' if width < 992 else ''}figure.png"))
+        table = page.locator("article div.cell_output pre.course-wide").first
+        if width < 992 and name == "02_greedy_speculation" and table.count():
+            table.scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / f"book_{name}_{width}_table.png"))
+    return got
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_one_header_and_the_menu_opens(book, chromium, width):
     context, page = _context(chromium, width)
@@ -145,37 +224,28 @@ def test_one_header_and_the_menu_opens(book, chromium, width):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_every_page_fits_the_column(book, chromium, shots, width):
-    context, page = _context(chromium, width)
+def test_every_page_fits_the_column(visits, width):
+    seen = visits(width)
     problems = []
-    try:
-        for name in CHAPTERS + list(OTHER_PAGES):
-            _open(page, book.site / f"{name}.html")
-            found = page.evaluate(LAYOUT_JS, MIN_MATH_SCALE)
-            if found["page"] > found["screen"]:
-                problems.append(f"{name}: the page is {found['page']} px wide on a {found['screen']} px screen")
-            if name in CHAPTERS:
-                assert found["pres"] > 10, f"{name}: the layout check found no code blocks"
-                assert page.locator("button.copybtn").count() > 0, f"{name}: no copy button on its code"
-                problems += [f"{name}: scrolls sideways: {t!r}" for t in found["scrolling"]]
-                problems += [f"{name}: wider than the column: {t!r}" for t in found["wide"]]
-                problems += [f"{name}: a formula runs past the column at full size (not shrunk): {m['text']!r}"
-                             for m in found["math"] if not m["shrunk"]]
-                problems += [f"{name}: {'a displayed' if m['display'] else 'an inline'} formula is wider than the column "
-                             f"even at {MIN_MATH_SCALE:.0%} and scrolls: split it (docs/AUTHORING.md): {m['text']!r}"
-                             for m in found["math"] if m["shrunk"]]
-                problems += [f"{name}: a formula's hidden copy is wider than the formula (a scroll bar): {t!r}"
-                             for t in found["hidden_copies"][:3]]
-                if found["contents"]:
-                    problems.append(f"{name}: the page's contents run past the screen")
-            page.screenshot(path=str(shots / f"book_{name}_{width}.png"))
-            first_figure = page.locator("article .cell_output img").first
-            if name in CHAPTERS and first_figure.count():
-                first_figure.scroll_into_view_if_needed()
-                page.screenshot(path=str(shots / f"book_{name}_{width}_figure.png"))
-        assert not page.refused, page.refused
-    finally:
-        context.close()
+    for name in PAGES:
+        found = seen.probe(name, "layout")
+        if found["page"] > found["screen"]:
+            problems.append(f"{name}: the page is {found['page']} px wide on a {found['screen']} px screen")
+        if name in CHAPTERS:
+            assert found["pres"] > 10, f"{name}: the layout check found no code blocks"
+            assert seen.probe(name, "copy_buttons") > 0, f"{name}: no copy button on its code"
+            problems += [f"{name}: scrolls sideways: {t!r}" for t in found["scrolling"]]
+            problems += [f"{name}: wider than the column: {t!r}" for t in found["wide"]]
+            problems += [f"{name}: a formula runs past the column at full size (not shrunk): {m['text']!r}"
+                         for m in found["math"] if not m["shrunk"]]
+            problems += [f"{name}: {'a displayed' if m['display'] else 'an inline'} formula is wider than the column "
+                         f"even at {MIN_MATH_SCALE:.0%} and scrolls: split it (docs/AUTHORING.md): {m['text']!r}"
+                         for m in found["math"] if m["shrunk"]]
+            problems += [f"{name}: a formula's hidden copy is wider than the formula (a scroll bar): {t!r}"
+                         for t in found["hidden_copies"][:3]]
+            if found["contents"]:
+                problems.append(f"{name}: the page's contents run past the screen")
+    assert not seen.refused, seen.refused
     assert not problems, "\n".join(problems[:20])
 
 
@@ -191,44 +261,28 @@ FIGURES_JS = """() => [...document.querySelectorAll('article .cell_output img')]
 })"""
 
 
-def test_figures_are_legible_described_and_open_full_size(book, chromium):
-    context, page = _context(chromium, 1280)
-    problems, seen = [], 0
-    try:
-        for name in CHAPTERS:
-            _open(page, book.site / f"{name}.html")
-            for f in page.evaluate(FIGURES_JS):
-                seen += 1
-                if f["shown"] < MIN_SCALE * f["natural"] and f["shown"] < f["natural"] - 1:
-                    problems.append(f"{name}: {f['src']} drawn {f['natural']} px wide, shown at {f['shown']:.0f} px")
-                if not f["alt"] or "_images/" in f["alt"] or re.fullmatch(r"[0-9a-f]{64}\.\w+", f["alt"]) \
-                        or len(f["alt"]) < 15:
-                    problems.append(f"{name}: alt text {f['alt']!r} does not say what {f['src']} shows")
-                if f["link"] != f["src"]:
-                    problems.append(f"{name}: {f['src']} does not link to its full-size image")
-                if f["current"] != f["desktop"]:
-                    problems.append(f"{name}: at 1280 px {f['src']} shows {f['current']}, not the figure itself")
-    finally:
-        context.close()
-    assert seen > 20, f"only {seen} figures found"
+def test_figures_are_legible_described_and_open_full_size(visits):
+    seen, problems, count = visits(1280), [], 0
+    for name in CHAPTERS:
+        for f in seen.probe(name, "figures"):
+            count += 1
+            if f["shown"] < MIN_SCALE * f["natural"] and f["shown"] < f["natural"] - 1:
+                problems.append(f"{name}: {f['src']} drawn {f['natural']} px wide, shown at {f['shown']:.0f} px")
+            if not f["alt"] or "_images/" in f["alt"] or re.fullmatch(r"[0-9a-f]{64}\.\w+", f["alt"]) \
+                    or len(f["alt"]) < 15:
+                problems.append(f"{name}: alt text {f['alt']!r} does not say what {f['src']} shows")
+            if f["link"] != f["src"]:
+                problems.append(f"{name}: {f['src']} does not link to its full-size image")
+            if f["current"] != f["desktop"]:
+                problems.append(f"{name}: at 1280 px {f['src']} shows {f['current']}, not the figure itself")
+    assert count > 20, f"only {count} figures found"
     assert not problems, "\n".join(problems[:20])
 
 
-def _phone_figures(book, chromium, shots=None) -> list[tuple[str, dict]]:
+def _phone_figures(visits) -> list[tuple[str, dict]]:
     """(chapter, figure) for every figure of every chapter page at 390 px (FIGURES_JS)."""
-    context, page = _context(chromium, 390)
-    found = []
-    try:
-        for name in CHAPTERS:
-            _open(page, book.site / f"{name}.html")
-            found += [(name, f) for f in page.evaluate(FIGURES_JS)]
-            figure = page.locator("article .cell_output img").first
-            if shots is not None and figure.count():
-                figure.scroll_into_view_if_needed()
-                page.screenshot(path=str(shots / f"book_{name}_390_phone_figure.png"))
-    finally:
-        context.close()
-    return found
+    seen = visits(390)
+    return [(name, f) for name in CHAPTERS for f in seen.probe(name, "figures")]
 
 
 def _shown_text_px(f: dict) -> float:
@@ -236,9 +290,9 @@ def _shown_text_px(f: dict) -> float:
     return f["text_px"] * min(1.0, f["shown"] / f["natural"])
 
 
-def test_figures_on_a_phone_are_their_phone_renditions(book, chromium, shots):
+def test_figures_on_a_phone_are_their_phone_renditions(visits):
     problems, phones = [], 0
-    figures = _phone_figures(book, chromium, shots)
+    figures = _phone_figures(visits)
     for name, f in figures:
         where = f"{name}: {f['src']} ({f['alt'][:40]!r})"
         if f["link"] != f["src"]:
@@ -256,10 +310,10 @@ def test_figures_on_a_phone_are_their_phone_renditions(book, chromium, shots):
     print(f"\nsmallest figure text at 390 px: {shown[0]:.1f} px (median {shown[len(shown) // 2]:.1f})")
 
 
-def test_figure_text_on_a_phone_is_legible(book, chromium):
+def test_figure_text_on_a_phone_is_legible(visits):
     small = [f"{name}: {f['src']} ({f['alt'][:40]!r}): its smallest text is {_shown_text_px(f):.1f} px tall at "
              f"390 px ({f['natural']} px wide image shown at {f['shown']:.0f} px)"
-             for name, f in _phone_figures(book, chromium) if f["text_px"] and f["natural"]
+             for name, f in _phone_figures(visits) if f["text_px"] and f["natural"]
              and _shown_text_px(f) < MIN_PHONE_TEXT_PX]
     assert not small, "\n".join(small[:20])
 
@@ -299,59 +353,45 @@ TABLES_JS = """() => {
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_printed_tables_keep_their_rows_on_one_line(book, chromium, shots, width):
+def test_printed_tables_keep_their_rows_on_one_line(visits, width):
     """A printed table's rows are never wrapped (its columns would break apart): one that is wider than the
     column is scaled down to `MIN_TABLE_SCALE` and, if still wider, scrolls sideways in its own box, which a
     keyboard can scroll and a note above it announces."""
-    context, page = _context(chromium, width)
+    seen = visits(width)
     problems, tables, wide = [], 0, []
-    try:
-        for name in CHAPTERS:
-            _open(page, book.site / f"{name}.html")
-            for t in page.evaluate(TABLES_JS):
-                tables += 1
-                problems += [f"{name}: a row of the printed table {t['first']!r} is shown on {r['lines']} lines at "
-                             f"{width} px: {r['text']!r}" for r in t["rows"] if r["lines"] != 1]
-                if t["wide"]:
-                    wide.append(f"{name}: {t['first'][:40]!r}")
-                    if t["scale"] > MIN_TABLE_SCALE + 1e-3:
-                        problems.append(f"{name}: the table {t['first']!r} scrolls sideways at {t['scale']:.0%} of its "
-                                        f"size, not scaled down to {MIN_TABLE_SCALE:.0%} first")
-                    if not t["focusable"]:
-                        problems.append(f"{name}: the table {t['first']!r} scrolls sideways but a keyboard cannot reach it")
-                    if not t["note"]:
-                        problems.append(f"{name}: the table {t['first']!r} scrolls sideways with no note saying so")
-            if width == 390 and name == "02_greedy_speculation":
-                table = page.locator("article div.cell_output pre.course-wide").first
-                if table.count():
-                    table.scroll_into_view_if_needed()
-                    page.screenshot(path=str(shots / f"book_{name}_{width}_table.png"))
-        assert not page.refused, page.refused
-    finally:
-        context.close()
+    for name in CHAPTERS:
+        for t in seen.probe(name, "tables"):
+            tables += 1
+            problems += [f"{name}: a row of the printed table {t['first']!r} is shown on {r['lines']} lines at "
+                         f"{width} px: {r['text']!r}" for r in t["rows"] if r["lines"] != 1]
+            if t["wide"]:
+                wide.append(f"{name}: {t['first'][:40]!r}")
+                if t["scale"] > MIN_TABLE_SCALE + 1e-3:
+                    problems.append(f"{name}: the table {t['first']!r} scrolls sideways at {t['scale']:.0%} of its "
+                                    f"size, not scaled down to {MIN_TABLE_SCALE:.0%} first")
+                if not t["focusable"]:
+                    problems.append(f"{name}: the table {t['first']!r} scrolls sideways but a keyboard cannot reach it")
+                if not t["note"]:
+                    problems.append(f"{name}: the table {t['first']!r} scrolls sideways with no note saying so")
+    assert not seen.refused, seen.refused
     print(f"\n{tables} printed tables at {width} px, {len(wide)} scroll sideways: {wide[:5]}")
     assert tables >= 10, f"only {tables} printed tables found: the test no longer finds them"
     assert not problems, "\n".join(problems[:20])
 
 
-@pytest.mark.parametrize("name", CHAPTERS + list(OTHER_PAGES))
-def test_no_serious_accessibility_violation_in_light_or_dark_mode(book, chromium, name):
+@pytest.mark.parametrize("name", PAGES)
+def test_no_serious_accessibility_violation_in_light_or_dark_mode(visits, name):
     if not AXE.is_file():
         pytest.skip(f"axe-core is not installed at {AXE} (.ci/run installs it: "
                     "npm install --prefix build/npm axe-core@4.14.1)")
     found = {}
     for mode in ("light", "dark"):
-        context, page = _context(chromium, 1280, mode)
-        try:
-            _open(page, book.site / f"{name}.html")
-            assert page.evaluate("document.documentElement.dataset.theme") == mode
-            low = page.evaluate(NOTE_CONTRAST_JS)
-            page.add_script_tag(path=str(AXE))
-            violations = page.evaluate(AXE_JS) + [f"note contrast {n['ratio']:.2f}:1: {n['text']!r}" for n in low]
-            if violations:
-                found[mode] = violations
-        finally:
-            context.close()
+        seen = visits(1280, mode)
+        assert seen.probe(name, "theme") == mode, f"{name} did not open in {mode} mode"
+        violations = seen.probe(name, "axe") + [f"note contrast {n['ratio']:.2f}:1: {n['text']!r}"
+                                                for n in seen.probe(name, "note_contrast")]
+        if violations:
+            found[mode] = violations
     assert not found, f"{name}: {found}"
 
 
