@@ -60,19 +60,31 @@
 
   const MIN_MATH_SCALE = 0.7;
   const OVERHANG = 3;        // px a glyph may stick out of its box (an italic's slant): shown, not scrolled
+  // Scales `el` down until it fits its box, to no less than `min` of its size (`slack` px may stick
+  // out); `setScale(s)` sets its font size, s = 1 its own. The scale reached is kept in
+  // data-course-scale (the layout test reads it). Formulas (3) and printed tables (4) share it.
+  const shrinkToFit = (el, min, slack, setScale) => {
+    let scale = 1;
+    setScale(scale);
+    for (let i = 0; i < 3 && scale > min && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + slack; i++) {
+      scale = Math.max(min, scale * el.clientWidth / el.scrollWidth);   // widths follow the font size
+      setScale(scale);
+    }
+    el.dataset.courseScale = scale.toFixed(3);
+  };
+  // Runs `fit` again once the window has stopped resizing for 100 ms.
+  const refitOnResize = (fit) => {
+    let pending = null;
+    window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(fit, 100); });
+  };
   const fitMath = () => {
     document.querySelectorAll("mjx-container").forEach((m) => {
       if (m.dataset.courseSize === undefined) m.dataset.courseSize = m.style.fontSize || "";
       const size = parseFloat(m.dataset.courseSize) || 100;          // MathJax's own size, in %
-      m.style.fontSize = m.dataset.courseSize;
       m.style.overflowX = m.style.overflowY = "";
-      let scale = 1;
-      for (let i = 0; i < 3 && scale > MIN_MATH_SCALE && m.clientWidth > 0 && m.scrollWidth > m.clientWidth + OVERHANG; i++) {
-        scale = Math.max(MIN_MATH_SCALE, scale * m.clientWidth / m.scrollWidth);   // widths follow the font size
-        m.style.fontSize = (size * scale).toFixed(1) + "%";
-      }
+      shrinkToFit(m, MIN_MATH_SCALE, OVERHANG,
+                  (s) => { m.style.fontSize = s === 1 ? m.dataset.courseSize : (size * s).toFixed(1) + "%"; });
       if (m.scrollWidth <= m.clientWidth + OVERHANG) m.style.overflowX = m.style.overflowY = "visible";   // both: one alone computes to auto
-      m.dataset.courseScale = scale.toFixed(3);
     });
   };
   // 4. Printed tables.
@@ -102,20 +114,16 @@
   const MIN_TABLE_SCALE = 0.85;
   const fitTable = (pre) => {
     pre.style.fontSize = "";
-    const size = parseFloat(getComputedStyle(pre).fontSize);
-    let scale = 1;
-    for (let i = 0; i < 3 && scale > MIN_TABLE_SCALE && pre.clientWidth > 0 && pre.scrollWidth > pre.clientWidth + 1; i++) {
-      scale = Math.max(MIN_TABLE_SCALE, scale * pre.clientWidth / pre.scrollWidth);   // widths follow the font size
-      pre.style.fontSize = (size * scale).toFixed(2) + "px";
-    }
-    pre.dataset.courseScale = scale.toFixed(3);
+    const size = parseFloat(getComputedStyle(pre).fontSize);     // its own size, in px
+    shrinkToFit(pre, MIN_TABLE_SCALE, 1, (s) => { pre.style.fontSize = s === 1 ? "" : (size * s).toFixed(2) + "px"; });
   };
+  const atEnd = (pre) => pre.scrollLeft + pre.clientWidth >= pre.scrollWidth - 1;
   const markWide = () => {
     document.querySelectorAll("pre.course-table").forEach((pre) => {
       fitTable(pre);
       const wide = pre.scrollWidth > pre.clientWidth + 1;
       pre.classList.toggle("course-wide", wide);
-      pre.classList.toggle("course-scrolled-end", wide && pre.scrollLeft + pre.clientWidth >= pre.scrollWidth - 1);
+      pre.classList.toggle("course-scrolled-end", wide && atEnd(pre));
       if (wide) pre.setAttribute("tabindex", "0"); else pre.removeAttribute("tabindex");
       const box = pre.closest(".output") || pre.parentElement;
       let note = box.previousElementSibling;
@@ -135,20 +143,17 @@
       if (!isTable(pre.textContent)) return;
       keepRows(pre);
       pre.classList.add("course-table");
-      pre.addEventListener("scroll", () => pre.classList.toggle("course-scrolled-end",
-        pre.scrollLeft + pre.clientWidth >= pre.scrollWidth - 1), {passive: true});
+      pre.addEventListener("scroll", () => pre.classList.toggle("course-scrolled-end", atEnd(pre)), {passive: true});
     });
     markWide();
-    let pending = null;
-    window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(markWide, 100); });
+    refitOnResize(markWide);
   });
 
   window.addEventListener("load", () => {
     if (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) return;
     MathJax.startup.promise.then(() => {
       fitMath();
-      let pending = null;
-      window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(fitMath, 100); });
+      refitOnResize(fitMath);
     });
   });
 })();
