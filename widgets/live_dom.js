@@ -12,20 +12,20 @@
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-export function svg(tag, attrs = {}, parent = null, text = null) {
-  const node = document.createElementNS(SVG_NS, tag);
+// `node` with its attributes and text, appended to `parent` if given.
+function finishNode(node, attrs, parent, text) {
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   if (text != null) node.textContent = text;
   if (parent) parent.appendChild(node);
   return node;
 }
 
+export function svg(tag, attrs = {}, parent = null, text = null) {
+  return finishNode(document.createElementNS(SVG_NS, tag), attrs, parent, text);
+}
+
 export function html(tag, attrs = {}, parent = null, text = null) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text != null) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
+  return finishNode(document.createElement(tag), attrs, parent, text);
 }
 
 // The front end's root in `el`: a labelled group of class `course-live` (the JupyterLab tests count
