@@ -9,12 +9,16 @@ assertion message is cut off at the box's edge). `make_offline` rewrites a rende
   inlined into the page: `nbgrader release_feedback` hands a student only the `*.html` files,
   so a renderer placed beside the page never arrived (about 2 MB a page; SVG output needs no
   font files, so nothing else is fetched);
-* outputs wrap (`white-space: pre-wrap`), breaking a long word only when it must.
+* outputs wrap (`white-space: pre-wrap`), breaking a long word only when it must;
+* a phone shows the page at its own width: nbgrader's template has no viewport tag, so a phone
+  laid it out 980 px or more wide and shrank it to a third (text about 4 px high). With the tag,
+  the two columns of a cell (prompt and content) become one below 600 px, the margins shrink, and
+  only a code box wider than the screen scrolls, inside itself; the page never scrolls sideways.
 
     >>> page = '<head><script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js"> </script></head>'
     >>> out = rewrite(page, mathjax="/* MathJax */")
-    >>> "cdnjs" in out, "/* MathJax */" in out, "pre-wrap" in out, "src=" in out
-    (False, True, True, False)
+    >>> "cdnjs" in out, "/* MathJax */" in out, "pre-wrap" in out, "src=" in out, 'name="viewport"' in out
+    (False, True, True, False, True)
 """
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ from pathlib import Path
 _CDN = re.compile(r'<script[^>]*src="https?://[^"]*mathjax[^"]*"[^>]*>\s*</script>', re.I)
 _V2_CONFIG = re.compile(r'<script type="text/x-mathjax-config">.*?</script>', re.S)
 _HEAD_END = "</head>"
+VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">'
+_HAS_VIEWPORT = re.compile(r'<meta[^>]+name="viewport"', re.I)
 HEAD = f"""<script>
 window.MathJax = {{
   tex: {{inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']],
@@ -36,9 +42,21 @@ window.MathJax = {{
 </script>
 <script id="course-mathjax">@MATHJAX@</script>
 <style>
-/* Long messages wrap instead of running off the edge of their box. */
+/* Long messages wrap instead of running off the edge of their box, between words where they can
+   (Bootstrap 3 breaks a pre anywhere: "lib|rary"). */
 div.output_area pre, div.output_subarea pre, .jp-OutputArea-output pre, div.output_text pre {{
-  white-space: pre-wrap; overflow-wrap: anywhere;
+  white-space: pre-wrap; overflow-wrap: anywhere; word-break: normal;
+}}
+/* A phone: one column per cell, small margins, a wide code box scrolls inside itself. */
+@media (max-width: 600px) {{
+  body > .container, #notebook-container {{ width: auto; max-width: 100%; padding-left: 6px; padding-right: 6px; }}
+  .panel-body {{ padding: 8px 4px; }}
+  div.cell, div.input, div.output_area {{ display: block; }}
+  div.prompt, .prompt {{ min-width: 0; width: auto; text-align: left; padding: 0 0 2px 0; float: none; }}
+  div.inner_cell, div.input_area, div.output_subarea {{ max-width: 100%; min-width: 0; }}
+  div.input_area pre, div.highlight pre {{ overflow-x: auto; }}
+  div.nbgrader_cell .panel-heading {{ height: auto; display: flow-root; }}   /* holds its floated score */
+  img, svg {{ max-width: 100%; height: auto; }}
 }}
 </style>
 """
@@ -62,6 +80,8 @@ def rewrite(page: str, mathjax: str | None = None) -> str:
     if 'id="course-mathjax"' in page:
         return page
     head = HEAD.replace("@MATHJAX@", mathjax_script() if mathjax is None else mathjax)
+    if not _HAS_VIEWPORT.search(page):
+        head = VIEWPORT + "\n" + head
     page = _V2_CONFIG.sub("", _CDN.sub("", page))
     return page.replace(_HEAD_END, head + _HEAD_END, 1) if _HEAD_END in page else head + page
 

@@ -1,4 +1,5 @@
-"""A feedback page opened offline in Chromium, alone in its folder as a student receives it: math typeset by the bundled MathJax, long messages wrapped.
+"""A feedback page opened offline in Chromium, alone in its folder as a student receives it: math typeset by the bundled MathJax, long messages wrapped,
+and on a phone laid out at the phone's width (nbgrader's template alone has no viewport tag: a phone drew it 980 px wide, shrunk to a third).
 
 The page is rendered with nbgrader's own feedback template (which loads MathJax from a CDN) and rewritten by `autograder.grading.offline_page`; every request
 that is not a local file is refused, as on a machine with no network."""
@@ -13,6 +14,12 @@ from autograder.grading.offline_page import make_offline
 MATHJAX_DONE_JS = """() => window.MathJax && MathJax.startup && MathJax.startup.promise
   ? MathJax.startup.promise.then(() => true) : false"""
 LONG = "expected the acceptance rate " + "0.123456789 " * 60 + "got something else"
+# A test cell as nbgrader's feedback shows it: a long grade id (its score no longer fits beside it on a
+# phone), a code line wider than a phone, and a message of ordinary words.
+GRADE_ID = "test_reserve_trim_random_rounds"
+WIDE_LINE = "assert c.capacity(s) >= T + gamma + 1, f'seed {seed}, round {rnd}: capacity {c.capacity(s)} positions'"
+WORDS = ("trim calls the course library's shorten (specdec.paged_cache); write the trim yourself. This exercise "
+         "earns no points while it hands the work to shorten.")
 
 
 def _page(tmp_path):
@@ -20,6 +27,10 @@ def _page(tmp_path):
         nbformat.v4.new_markdown_cell("The ratio $p/q$ decides, and $$\\alpha = \\sum_x \\min(p(x), q(x)).$$"),
         nbformat.v4.new_code_cell("assert False", outputs=[nbformat.v4.new_output(
             "error", ename="AssertionError", evalue=LONG, traceback=[f"AssertionError: {LONG}"])]),
+        nbformat.v4.new_code_cell(WIDE_LINE, metadata={"nbgrader": {
+            "grade": True, "solution": False, "locked": True, "grade_id": GRADE_ID, "points": 2, "score": 0}},
+            outputs=[nbformat.v4.new_output("error", ename="AssertionError", evalue=WORDS,
+                                            traceback=[f"AssertionError: {WORDS}"])]),
     ])
     import nbgrader.converters.generate_feedback as gf
     templates = Path(gf.__file__).parent.parent / "server_extensions" / "formgrader" / "templates"
@@ -58,9 +69,60 @@ def test_feedback_math_renders_offline_and_messages_wrap(tmp_path, chromium):
     assert page.locator("mjx-container").count() == 2 and page.locator("mjx-merror").count() == 0
     assert "$p/q$" not in page.inner_text("body")
     # The long message wraps inside its box: nothing overflows horizontally, all its text is there.
-    overflow = page.evaluate("""() => [...document.querySelectorAll('pre')].map(p => p.scrollWidth - p.clientWidth)""")
+    overflow = page.evaluate("""() => [...document.querySelectorAll('div.output_area pre')].map(p => p.scrollWidth - p.clientWidth)""")
     assert overflow and max(overflow) <= 1, overflow
     assert "got something else" in page.inner_text("body")
     assert not refused, refused
     assert not [r for r in requested if not r.startswith(page_file.as_uri())], requested
     context.close()
+
+
+PHONE_JS = """([gradeId, words]) => {
+  const box = (e) => e.getBoundingClientRect();
+  const heading = document.querySelector(`a[name="${gradeId}"]`).nextElementSibling;   // the cell's panel-heading
+  const score = heading.querySelector('.pull-right');
+  const message = [...document.querySelectorAll('pre')].find(p => p.textContent.includes('hands the work'));
+  // A word drawn on two lines has two boxes: list the words that were cut.
+  const cut = [];
+  const node = [...message.querySelectorAll('*'), message].flatMap(e => [...e.childNodes]).find(n => n.nodeType === 3
+      && n.textContent.includes('hands the work'));
+  for (const m of node.textContent.matchAll(/[A-Za-z']{4,}/g)) {
+    const r = document.createRange(); r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+    const lines = new Set([...r.getClientRects()].map(b => Math.round(b.top)));
+    if (lines.size > 1) cut.push(m[0]);
+  }
+  const code = [...document.querySelectorAll('.input_area pre, div.highlight pre')].find(p => p.textContent.includes('capacity'));
+  return {width: innerWidth, page: document.documentElement.scrollWidth,
+          fontPx: parseFloat(getComputedStyle(document.querySelector('.rendered_html p')).fontSize),
+          scoreInside: box(score).bottom <= box(heading).bottom + 0.5, cut: cut,
+          codeRight: box(code).right, codeScrolls: code.scrollWidth > code.clientWidth};
+}"""
+
+
+def test_feedback_page_reads_on_a_phone(tmp_path, chromium):
+    """At 390 px on a phone (mobile emulation: a page with no viewport tag is laid out 980 px wide and
+    shrunk), the page is as wide as the screen, its text is full size, nothing scrolls sideways but a
+    code box too wide for the screen (inside itself), a test cell's score stays in its heading, and a
+    message breaks between words."""
+    page_file = _page(tmp_path)
+    context = chromium.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                   device_scale_factor=2)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())
+    page = context.new_page()
+    page.goto(page_file.as_uri())
+    page.wait_for_function(MATHJAX_DONE_JS, timeout=30_000)
+    got = page.evaluate(PHONE_JS, [GRADE_ID, WORDS])
+    page.screenshot(path=str(_shots() / "feedback_390.png"), full_page=True)
+    context.close()
+    assert got["width"] == 390, f"the page is laid out {got['width']} px wide on a 390 px phone (no viewport tag?)"
+    assert got["page"] <= 390, f"the page scrolls sideways: {got['page']} px wide"
+    assert got["fontPx"] >= 13, f"body text {got['fontPx']} px"
+    assert got["codeRight"] <= 390 and got["codeScrolls"], got
+    assert got["scoreInside"], "a test cell's score spills out of its heading onto the code"
+    assert not got["cut"], f"words cut across two lines: {got['cut']}"
+
+
+def _shots():
+    from tests.browser.conftest import SHOTS
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS
