@@ -24,12 +24,10 @@ batch; click it to make that batch yours. `benchmark_update` times the Python si
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
 
-import anywidget
 import numpy as np
 import traitlets
 
@@ -39,6 +37,7 @@ from specdec.cost_model import step_cost
 from specdec.hardware import GPU, GPUS
 from specdec.model_specs import MODELS, ModelSpec
 from specdec.moe import model_fall_batch, model_regime, pass_time
+from widgets.catalogue_view import CatalogueView, catalogue_data
 from widgets.live import Control, Text, es_module
 
 B_MAX = 4096
@@ -152,27 +151,21 @@ def _readout(curve: BatchCurve, B: int) -> str:
 def widget_data(models: dict[str, ModelSpec], gpus: dict[str, GPU]) -> dict:
     """What the page computes from, taken from `specdec` (never copied into the JS by hand)."""
     return {
-        "models": {k: {f.name: getattr(m, f.name) for f in dataclasses.fields(m)} for k, m in models.items()},
-        "gpus": {k: {f.name: getattr(g, f.name) for f in dataclasses.fields(g)} for k, g in gpus.items()},
+        **catalogue_data(models, gpus),
         "max_context": {k: MAX_CONTEXT[k] for k in models if k in MAX_CONTEXT},
         "regimes": {str(r): name for r, name in REGIMES.items()},
         "moe_regime_1": MOE_REGIME_1,
         "regime_colors": {str(r): c for r, c in REGIME_COLORS.items()},
         "regime_alpha": REGIME_ALPHA,
-        "model_options": [[m.name, k] for k, m in models.items()],
-        "gpu_options": list(gpus),
         "n_gpu_options": [1, 2, 4, 8],
     }
 
 
-class BatchSpeedupView(anywidget.AnyWidget):
-    """The synced state of the figure; `widgets/batch_speedup.js` draws it in the page."""
+class BatchSpeedupView(CatalogueView):
+    """The synced state of the figure (model, GPU and GPU count from `CatalogueView`);
+    `widgets/batch_speedup.js` draws it in the page."""
 
     _esm = es_module("batch_speedup.js")
-    data = traitlets.Dict().tag(sync=True)
-    model_key = traitlets.Unicode("llama-3.1-8b").tag(sync=True)
-    gpu_key = traitlets.Unicode("H100").tag(sync=True)
-    n_gpu = traitlets.Int(1).tag(sync=True)
     context = traitlets.Float(64.0).tag(sync=True)          # tokens; the slider moves log2 of it
     gamma = traitlets.Int(3).tag(sync=True)
     alpha = traitlets.Float(0.8).tag(sync=True)

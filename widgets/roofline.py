@@ -26,10 +26,8 @@ plot to read the time of a pass at any k.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
-import anywidget
 import numpy as np
 import traitlets
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -37,6 +35,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from specdec.cost_model import StepCost, max_sequences, step_cost
 from specdec.hardware import GPU, GPUS
 from specdec.model_specs import MODELS, ModelSpec
+from widgets.catalogue_view import CatalogueView, catalogue_data
 from widgets.live import Control, Text, es_module
 
 K_MAX = 4096                  # the widget's k axis: 1 .. K_MAX tokens per sequence
@@ -201,10 +200,7 @@ def explore(models: dict[str, ModelSpec], gpus: dict[str, GPU], model_key: str, 
 def widget_data(models: dict[str, ModelSpec], gpus: dict[str, GPU], k_max: int = K_MAX) -> dict:
     """What the page computes from, taken from `specdec` (never copied into the JS by hand)."""
     return {
-        "models": {k: {f.name: getattr(m, f.name) for f in dataclasses.fields(m)} for k, m in models.items()},
-        "gpus": {k: {f.name: getattr(g, f.name) for f in dataclasses.fields(g)} for k, g in gpus.items()},
-        "model_options": [[m.name, k] for k, m in models.items()],
-        "gpu_options": list(gpus),
+        **catalogue_data(models, gpus),
         "ranges": {name: list(r) for name, r in RANGES.items()},
         "k_max": k_max, "n_points": N_POINTS,
         "x_label": X_LABEL, "y_label": Y_LABEL,
@@ -212,14 +208,11 @@ def widget_data(models: dict[str, ModelSpec], gpus: dict[str, GPU], k_max: int =
     }
 
 
-class RooflineView(anywidget.AnyWidget):
-    """The synced state of the explorer; `widgets/roofline.js` draws it in the page."""
+class RooflineView(CatalogueView):
+    """The synced state of the explorer (model, GPU and GPU count from `CatalogueView`);
+    `widgets/roofline.js` draws it in the page."""
 
     _esm = es_module("roofline.js")
-    data = traitlets.Dict().tag(sync=True)
-    model_key = traitlets.Unicode("llama-3.1-8b").tag(sync=True)
-    gpu_key = traitlets.Unicode("H100").tag(sync=True)
-    n_gpu = traitlets.Int(1).tag(sync=True)
     batch = traitlets.Int(1).tag(sync=True)
     context = traitlets.Int(0).tag(sync=True)          # tokens
 
