@@ -56,7 +56,8 @@ div.output_area pre, div.output_subarea pre, .jp-OutputArea-output pre, div.outp
   div.inner_cell, div.input_area, div.output_subarea {{ max-width: 100%; min-width: 0; }}
   div.input_area pre, div.highlight pre {{ overflow-x: auto; }}
   div.nbgrader_cell .panel-heading {{ height: auto; display: flow-root; }}   /* holds its floated score */
-  img, svg {{ max-width: 100%; height: auto; }}
+  div.output_subarea img {{ max-width: 100%; height: auto; }}
+  mjx-container[display="true"] {{ overflow-x: auto; overflow-y: hidden; max-width: 100%; }}   /* a long formula scrolls */
 }}
 </style>
 """
