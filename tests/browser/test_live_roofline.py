@@ -101,7 +101,8 @@ def test_roofline_batch_slider_in_jupyterlab(chapter_runs, shots):
 
     def kernel():
         return _kernel_widget(page, "widgets.roofline", "RooflineWidget",
-                              "dict(B=w.batch.value, gpu=w.gpu.value, readout=w.readout.value, free=w.state['largest_free_k'])")
+                              "dict(B=w.batch.value, gpu=w.gpu.value, model=w.model.value, n_gpu=w.n_gpu.value, "
+                              "context=w.context.value, readout=w.readout.value, free=w.state['largest_free_k'])")
 
     assert kernel()["B"] == 1
     slider = box.get_by_role("slider", name="batch B")
@@ -112,13 +113,20 @@ def test_roofline_batch_slider_in_jupyterlab(chapter_runs, shots):
         page.keyboard.press("ArrowRight")
     assert box.locator("output[data-readout=batch]").text_content() == "64", (
         "the keyboard did not move the slider; focus on: " + page.evaluate("document.activeElement.outerHTML.slice(0, 120)"))
+    # The page sends one update per key press; read the kernel's widget once it has settled on the
+    # last one (two reads in a row agree), not while it may still be working through them.
+    previous = None
     for _ in range(60):
         state = kernel()
-        if state["B"] == 64:
+        if state["B"] == 64 and state == previous:
             break
+        previous = state
         page.wait_for_timeout(250)
     assert state["B"] == 64, f"Python never saw the batch reach 64: {state}"
+    assert (state["model"], state["n_gpu"], state["context"]) == ("llama-3.1-8b", 1, 0), (
+        f"only the batch slider was moved, yet the kernel's widget has other settings: {state}")
     want = largest_free_k(MODELS["llama-3.1-8b"], GPUS[state["gpu"]], 1, 0, 64)
-    assert state["free"] == want and f"k = {want}" in _plain(box.locator("[data-part=readout]").inner_text())
+    assert state["free"] == want, f"the kernel's widget says k = {state['free']}, specdec says {want}: {state}"
+    assert f"k = {want}" in _plain(box.locator("[data-part=readout]").inner_text())
     assert _plain(box.locator("[data-part=readout]").inner_text()) == _plain(state["readout"])
     box.screenshot(path=str(shots / "01_roofline_batch_64.png"))
