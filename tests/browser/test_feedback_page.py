@@ -81,11 +81,11 @@ PHONE_JS = """([gradeId, words]) => {
   const box = (e) => e.getBoundingClientRect();
   const heading = document.querySelector(`a[name="${gradeId}"]`).nextElementSibling;   // the cell's panel-heading
   const score = heading.querySelector('.pull-right');
-  const message = [...document.querySelectorAll('pre')].find(p => p.textContent.includes('hands the work'));
+  const message = [...document.querySelectorAll('pre')].find(p => p.textContent.includes(words));
   // A word drawn on two lines has two boxes: list the words that were cut.
   const cut = [];
   const node = [...message.querySelectorAll('*'), message].flatMap(e => [...e.childNodes]).find(n => n.nodeType === 3
-      && n.textContent.includes('hands the work'));
+      && n.textContent.includes(words));
   for (const m of node.textContent.matchAll(/[A-Za-z']{4,}/g)) {
     const r = document.createRange(); r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
     const lines = new Set([...r.getClientRects()].map(b => Math.round(b.top)));
@@ -99,7 +99,7 @@ PHONE_JS = """([gradeId, words]) => {
 }"""
 
 
-def test_feedback_page_reads_on_a_phone(tmp_path, chromium):
+def test_feedback_page_reads_on_a_phone(tmp_path, chromium, shots):
     """At 390 px on a phone (mobile emulation: a page with no viewport tag is laid out 980 px wide and
     shrunk), the page is as wide as the screen, its text is full size, nothing scrolls sideways but a
     code box too wide for the screen (inside itself), a test cell's score stays in its heading, and a
@@ -112,7 +112,7 @@ def test_feedback_page_reads_on_a_phone(tmp_path, chromium):
     page.goto(page_file.as_uri())
     page.wait_for_function(MATHJAX_DONE_JS, timeout=30_000)
     got = page.evaluate(PHONE_JS, [GRADE_ID, WORDS])
-    page.screenshot(path=str(_shots() / "feedback_390.png"), full_page=True)
+    page.screenshot(path=str(shots / "feedback_390.png"), full_page=True)
     context.close()
     assert got["width"] == 390, f"the page is laid out {got['width']} px wide on a 390 px phone (no viewport tag?)"
     assert got["page"] <= 390, f"the page scrolls sideways: {got['page']} px wide"
@@ -120,9 +120,3 @@ def test_feedback_page_reads_on_a_phone(tmp_path, chromium):
     assert got["codeRight"] <= 390 and got["codeScrolls"], got
     assert got["scoreInside"], "a test cell's score spills out of its heading onto the code"
     assert not got["cut"], f"words cut across two lines: {got['cut']}"
-
-
-def _shots():
-    from tests.browser.conftest import SHOTS
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    return SHOTS
