@@ -13,7 +13,9 @@ assertion message is cut off at the box's edge). `make_offline` rewrites a rende
 * a phone shows the page at its own width: nbgrader's template has no viewport tag, so a phone
   laid it out 980 px or more wide and shrank it to a third (text about 4 px high). With the tag,
   the two columns of a cell (prompt and content) become one below 600 px, the margins shrink, and
-  only a code box wider than the screen scrolls, inside itself; the page never scrolls sideways.
+  only a code box or a formula wider than the screen scrolls, inside itself (inline math never
+  breaks: a script marks each formula that runs past the page once MathJax has drawn it); the page
+  never scrolls sideways.
 
     >>> page = '<head><script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js"> </script></head>'
     >>> out = rewrite(page, mathjax="/* MathJax */")
@@ -37,8 +39,18 @@ window.MathJax = {{
   tex: {{inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']],
         processEscapes: true, processEnvironments: true}},
   options: {{enableMenu: false}},
-  svg: {{fontCache: 'global'}}
+  svg: {{fontCache: 'global'}},
+  // A formula wider than the page (inline math never breaks) would widen a phone's page: it scrolls in its box.
+  startup: {{pageReady: () => MathJax.startup.defaultPageReady().then(courseFitMath)}}
 }};
+function courseFitMath() {{
+  const width = document.documentElement.clientWidth;
+  for (const m of document.querySelectorAll('mjx-container')) {{
+    m.classList.remove('course-wide-math');
+    if (m.getBoundingClientRect().right > width + 1) m.classList.add('course-wide-math');
+  }}
+}}
+window.addEventListener('resize', () => {{ if (window.MathJax && MathJax.startup) courseFitMath(); }});
 </script>
 <script id="course-mathjax">@MATHJAX@</script>
 <style>
@@ -59,6 +71,8 @@ div.output_area pre, div.output_subarea pre, .jp-OutputArea-output pre, div.outp
   div.output_subarea img {{ max-width: 100%; height: auto; }}
   mjx-container[display="true"] {{ overflow-x: auto; overflow-y: hidden; max-width: 100%; }}   /* a long formula scrolls */
 }}
+mjx-container.course-wide-math {{ display: inline-block; max-width: 100%; overflow-x: auto; overflow-y: hidden;
+  vertical-align: middle; }}
 </style>
 """
 

@@ -13,6 +13,8 @@ from autograder.grading.offline_page import make_offline
 
 MATHJAX_DONE_JS = """() => window.MathJax && MathJax.startup && MathJax.startup.promise
   ? MathJax.startup.promise.then(() => true) : false"""
+INLINE = ("Per token: $\\min(1, p/q) = (\\min(1, 2.5), \\min(1, 0.5), \\min(1, 1), \\min(1, 0.25)) "
+          "= (1, 0.5, 1, 0.25)$, the acceptance probabilities.")
 LONG = "expected the acceptance rate " + "0.123456789 " * 60 + "got something else"
 # A test cell as nbgrader's feedback shows it: a long grade id (its score no longer fits beside it on a
 # phone), a code line wider than a phone, and a message of ordinary words.
@@ -25,6 +27,8 @@ WORDS = ("trim calls the course library's shorten (specdec.paged_cache); write t
 def _page(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("The ratio $p/q$ decides, and $$\\alpha = \\sum_x \\min(p(x), q(x)).$$"),
+        # Inline math never breaks: on a phone this one is wider than the page (chapter 03 has it).
+        nbformat.v4.new_markdown_cell(INLINE),
         nbformat.v4.new_code_cell("assert False", outputs=[nbformat.v4.new_output(
             "error", ename="AssertionError", evalue=LONG, traceback=[f"AssertionError: {LONG}"])]),
         nbformat.v4.new_code_cell(WIDE_LINE, metadata={"nbgrader": {
@@ -66,7 +70,7 @@ def test_feedback_math_renders_offline_and_messages_wrap(tmp_path, chromium):
     page.on("request", lambda r: requested.append(r.url))
     page.goto(page_file.as_uri())
     page.wait_for_function(MATHJAX_DONE_JS, timeout=30_000)
-    assert page.locator("mjx-container").count() == 2 and page.locator("mjx-merror").count() == 0
+    assert page.locator("mjx-container").count() == 3 and page.locator("mjx-merror").count() == 0
     assert "$p/q$" not in page.inner_text("body")
     # The long message wraps inside its box: nothing overflows horizontally, all its text is there.
     overflow = page.evaluate("""() => [...document.querySelectorAll('div.output_area pre')].map(p => p.scrollWidth - p.clientWidth)""")
