@@ -68,9 +68,11 @@ div.output_area pre, div.output_subarea pre, .jp-OutputArea-output pre, div.outp
   div.inner_cell, div.input_area, div.output_subarea {{ max-width: 100%; min-width: 0; }}
   div.input_area pre, div.highlight pre {{ overflow-x: auto; }}
   div.nbgrader_cell .panel-heading {{ height: auto; display: flow-root; }}   /* holds its floated score */
-  div.output_subarea img {{ max-width: 100%; height: auto; }}
-  mjx-container[display="true"] {{ overflow-x: auto; overflow-y: hidden; max-width: 100%; }}   /* a long formula scrolls */
 }}
+/* At any width a figure fits the column (chapter 03's widest ran 300 px past a desktop page) and a
+   formula wider than it scrolls in its box. */
+div.output_subarea img {{ max-width: 100%; height: auto; }}
+mjx-container[display="true"] {{ overflow-x: auto; overflow-y: hidden; max-width: 100%; }}
 mjx-container.course-wide-math {{ display: inline-block; max-width: 100%; overflow-x: auto; overflow-y: hidden;
   vertical-align: middle; }}
 </style>

@@ -24,11 +24,30 @@ WORDS = ("trim calls the course library's shorten (specdec.paged_cache); write t
          "earns no points while it hands the work to shorten.")
 
 
+def _wide_png() -> str:
+    """A figure 1,600 px wide (base64 PNG), as chapter 03's widest: wider than a desktop page."""
+    import base64
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(16, 1.5), dpi=100)
+    fig.text(0.5, 0.5, "a wide figure", ha="center")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
 def _page(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("The ratio $p/q$ decides, and $$\\alpha = \\sum_x \\min(p(x), q(x)).$$"),
         # Inline math never breaks: on a phone this one is wider than the page (chapter 03 has it).
         nbformat.v4.new_markdown_cell(INLINE),
+        nbformat.v4.new_code_cell("plt.show()", outputs=[nbformat.v4.new_output(
+            "display_data", data={"image/png": _wide_png(), "text/plain": "<Figure>"})]),
         nbformat.v4.new_code_cell("assert False", outputs=[nbformat.v4.new_output(
             "error", ename="AssertionError", evalue=LONG, traceback=[f"AssertionError: {LONG}"])]),
         nbformat.v4.new_code_cell(WIDE_LINE, metadata={"nbgrader": {
@@ -76,6 +95,9 @@ def test_feedback_math_renders_offline_and_messages_wrap(tmp_path, chromium):
     overflow = page.evaluate("""() => [...document.querySelectorAll('div.output_area pre')].map(p => p.scrollWidth - p.clientWidth)""")
     assert overflow and max(overflow) <= 1, overflow
     assert "got something else" in page.inner_text("body")
+    # A figure wider than the page is scaled to the column: the page does not scroll sideways.
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth, document.querySelector('img').naturalWidth]")
+    assert widths[2] >= 1600 and widths[0] <= widths[1], f"page, window, figure widths: {widths}"
     assert not refused, refused
     assert not [r for r in requested if not r.startswith(page_file.as_uri())], requested
     context.close()
