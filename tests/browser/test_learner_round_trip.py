@@ -135,13 +135,20 @@ REPORT_JS = """() => { const outs = [...document.querySelectorAll('.jp-Notebook:
 
 
 def _press_check(page, previous: str | None) -> str:
-    """Click Check my work; return the widget's text once the check has finished."""
+    """Click Check my work; return the widget's text once the check has finished.
+
+    The report, the status line and the button are three widgets, each updated by its own message:
+    the report can show its total while the status still says "Checking". Finished means the status
+    has moved on and the button is enabled again (the last of the three updates)."""
     button = page.locator(".jp-Notebook:visible .jupyter-widgets button", has_text="Check my work").last
     button.scroll_into_view_if_needed()
     button.click()
     page.wait_for_function(f"""prev => {{ const t = ({REPORT_JS})(); return t && t !== prev
+        && !t.includes('Checking the saved notebook')
         && (t.includes('Total:') || t.includes('Save first') || t.includes('could not run')); }}""",
                            arg=previous or "", timeout=180_000, polling=500)
+    button.wait_for(state="visible")
+    page.wait_for_function("b => !b.disabled", arg=button.element_handle(), timeout=30_000)
     return page.evaluate(REPORT_JS)
 
 
