@@ -24,6 +24,11 @@ from __future__ import annotations
 
 import warnings
 
+import matplotlib
+import numpy as np
+
+from book.figure_text import legend_trouble, text_extent, text_overlaps, tick_labels
+
 COLUMN_INCHES = 8.0           # the widest figure the book keeps (the column shows ~7.5 in at 100 dpi)
 LEGIBLE_INCHES = 10.0         # narrowed no further than this, a figure reads well; wider, regrid first
 MIN_POINTS = 9.0              # no text smaller than this after narrowing
@@ -229,6 +234,12 @@ def fit_to_phone(fig) -> bool:
     if width <= PHONE_INCHES + 0.01:
         return False
     _raise_small_text(fig)
+    # as drawn: the phone's copy may make no more text collide, and no legend cover more
+    drawn_overlaps = len(text_overlaps(fig))
+    fig._course_legend_trouble = legend_trouble(fig)
+    renderer = fig.canvas.get_renderer()
+    drawn_shape = {id(ax): ax.get_window_extent(renderer).height / max(ax.get_window_extent(renderer).width, 1)
+                   for ax in fig.axes}
     _wrap_long_text(fig)
     before = len(collisions(fig))
     for ax in list(fig.axes):  # a grid's unused cell (axis off, nothing drawn) would be a blank panel
@@ -245,6 +256,7 @@ def fit_to_phone(fig) -> bool:
                 title.set_y(title_y)
             _stack(fig, panels, width, height, taller)
             _relayout(fig)
+            _settle(fig)
             _with_legends_below(fig)
             if len(collisions(fig)) <= before:
                 _trim_overflow(fig)
@@ -256,13 +268,137 @@ def fit_to_phone(fig) -> bool:
         _restore_legends(fig)          # laid out side by side again, a legend is as wide as it was drawn
     target = PHONE_INCHES
     while True:
+        _restore_legends(fig)
         fig.set_size_inches(target, max(height * target / width, min(height, 0.6 * target)))
         _relayout(fig)
+        _keep_panel_shape(fig, drawn_shape)
+        _settle(fig)
         _with_legends_below(fig)
-        if target >= PHONE_WIDEST or len(collisions(fig)) <= before:
+        if target >= PHONE_WIDEST or (len(collisions(fig)) <= before and len(text_overlaps(fig)) <= drawn_overlaps):
             _trim_overflow(fig)
             return True
         target += 0.25
+
+
+def _settle(fig) -> None:
+    """The phone's layout, finished: a y label longer than its panel is tall wraps, and an axis whose
+    tick labels run together shows fewer of them; laid out again when either changed something."""
+    if _break_wrapped_lines(fig) | _wrap_ylabels(fig) | _thin_ticks(fig):
+        _relayout(fig)
+    if _lift_titles(fig):
+        _relayout(fig)
+
+
+def _lift_titles(fig) -> bool:
+    """Raise each panel title that touches its panel's top tick label (a title wrapped to the phone's
+    width spans the labels' column, where one line drawn over the middle did not); True when one rose."""
+    renderer = fig.canvas.get_renderer()
+    fig.draw_without_rendering()
+    lifted = False
+    for ax in fig.axes:
+        if not (ax.get_visible() and ax.title.get_visible() and ax.title.get_text().strip()):
+            continue
+        title = text_extent(ax.title, renderer)
+        if any(_overlap(title, text_extent(t, renderer)) for t in tick_labels(ax.yaxis)):
+            ax._set_title_offset_trans(2 * float(matplotlib.rcParams["axes.titlepad"]))
+            lifted = True
+    return lifted
+
+
+def _break_wrapped_lines(fig) -> bool:
+    """Write each text that matplotlib wraps as drawn (`_wrap_long_text`) with its line breaks; True
+    when one broke. The layout measures a wrapping text as one line, so a wrapped title's second line
+    hung onto the panel's top tick label."""
+    from matplotlib.text import Text
+
+    broke = False
+    for text in fig.findobj(lambda a: isinstance(a, Text) and a.get_wrap()):
+        lines = text._get_wrapped_text()
+        text.set_wrap(False)
+        if lines != text.get_text():
+            text.set_text(lines)
+            broke = True
+    return broke
+
+
+def _wrap_ylabels(fig) -> bool:
+    """Wrap each y label longer than its panel's height (it ran into the title above); True when one was."""
+    renderer = fig.canvas.get_renderer()
+    changed = False
+    for ax in fig.axes:
+        label = ax.yaxis.label
+        if not (ax.get_visible() and ax.axison and label.get_visible() and label.get_text().strip()):
+            continue
+        room = ax.get_window_extent(renderer).height
+        if label.get_window_extent(renderer).height > room + 1:
+            _wrap_to(label, room, renderer, along="height")
+            changed = True
+    return changed
+
+
+def _crowded(labels, renderer, along: str) -> bool:
+    """Whether two neighbouring tick labels come closer than 2 pixels along the axis."""
+    boxes = sorted((text_extent(t, renderer) for t in labels), key=lambda b: getattr(b, f"{along}0"))
+    return any(getattr(b, f"{along}0") < getattr(a, f"{along}1") + 2 for a, b in zip(boxes, boxes[1:]))
+
+
+def _thin_ticks(fig) -> bool:
+    """Fewer ticks on each axis whose tick labels run into each other (narrowed, a row of 20 integers
+    does): every second, third, ... of fixed ticks, their labels alike; fewer bins of a locator that
+    chooses its own. True when an axis was thinned.
+
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig, ax = plt.subplots(figsize=(3, 2)); _ = ax.plot(range(1, 21)); _ = ax.set_xticks(range(1, 21))
+        >>> _thin_ticks(fig), [t.get_text() for t in tick_labels(ax.xaxis)][:4]
+        (True, ['1', '3', '5', '7'])
+        >>> plt.close(fig)
+    """
+    from matplotlib.ticker import FixedFormatter, FixedLocator, LogLocator, MaxNLocator
+
+    renderer = fig.canvas.get_renderer()
+    thinned = False
+    for ax in fig.axes:
+        for axis, along in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            locator, formatter = axis.get_major_locator(), axis.get_major_formatter()
+            fixed = np.asarray(locator.locs) if isinstance(locator, FixedLocator) else None
+            words = list(formatter.seq) if isinstance(formatter, FixedFormatter) else None
+            for step in range(2, 9):
+                labels = tick_labels(axis)
+                if len(labels) < 3 or not _crowded(labels, renderer, along):
+                    break
+                if fixed is not None:
+                    axis.set_major_locator(FixedLocator(fixed[::step]))
+                    if words is not None and len(words) == len(fixed):
+                        axis.set_major_formatter(FixedFormatter(words[::step]))
+                elif isinstance(locator, LogLocator):
+                    locator.set_params(numticks=max(2, len(labels) // 2))
+                elif isinstance(locator, MaxNLocator):
+                    locator.set_params(nbins=max(1, len(labels) // 2))
+                else:
+                    break
+                thinned = True
+    return thinned
+
+
+def _keep_panel_shape(fig, drawn: dict[int, float]) -> None:
+    """Make the figure taller until no panel is flatter than it was drawn (its height / width in
+    `drawn`, by `id`), to 0.7 at most: narrowed with its height scaled alike, a panel loses the height
+    its title and labels take, and a single panel under a two-line title was left a strip."""
+    renderer = fig.canvas.get_renderer()
+    high = PHONE_PANEL_ASPECT[1]
+    for _ in range(3):
+        short = 0.0
+        for ax in fig.axes:
+            if ax.get_visible() and id(ax) in drawn:
+                frame = ax.get_window_extent(renderer)
+                short = max(short, min(drawn[id(ax)], high) * frame.width - frame.height)
+        if short <= 1:
+            return
+        width, height = (float(v) for v in fig.get_size_inches())
+        fig.set_size_inches(width, height + short / fig.dpi)
+        _relayout(fig)
 
 
 def _wrap_long_text(fig) -> None:
@@ -283,8 +419,10 @@ def _wrap_long_text(fig) -> None:
 
 
 def _legends_below(fig) -> bool:
-    """Move each legend that is wider than its panel, a panel alone in its row, under it, below its x
-    label, in one column, its labels wrapped to the figure's width; True when one moved.
+    """Move each legend that is wider than its panel, or that covers more data points or text than as
+    drawn (`figure_text.legend_trouble`, measured by `fit_to_phone`), of a panel alone in its row, under
+    the panel, below its x label, in one column, its labels wrapped to the figure's width; True when
+    one moved.
 
     Drawn inside a panel a legend that is wider than the panel covers the neighbouring text, and the
     layout, which makes room for it, squeezes the whole column of panels (and with it their text) to
@@ -325,7 +463,12 @@ def _legends_below(fig) -> bool:
         return [(ax, legend) for ax, legend in legends
                 if legend.get_window_extent(renderer).width > ax.get_window_extent(renderer).width + 1]
 
-    if not wider():
+    drawn = getattr(fig, "_course_legend_trouble", None)       # set by `fit_to_phone`, as drawn
+    troubled = []
+    if drawn is not None:
+        now = legend_trouble(fig)
+        troubled = [(ax, legend) for ax, legend in legends if now.get(id(legend), 0) > drawn.get(id(legend), 0)]
+    if not wider() and not troubled:
         return False
     for _, legend in legends:
         legend.set_in_layout(False)
@@ -333,6 +476,7 @@ def _legends_below(fig) -> bool:
     wide = wider()
     for _, legend in legends:
         legend.set_in_layout(True)
+    wide += [pair for pair in troubled if pair not in wide]
     if not wide:
         _relayout(fig)
         return False
@@ -394,15 +538,16 @@ def _anchor_below(fig) -> None:
             ax.transAxes, fig=fig, y=-(below * 72 / fig.dpi + 4), units="points"))
 
 
-def _wrap_to(text, width: float, renderer) -> None:
-    """Break `text` into lines no wider than `width` pixels, at spaces outside $...$ (math stays whole)."""
+def _wrap_to(text, width: float, renderer, along: str = "width") -> None:
+    """Break `text` into lines no longer than `width` pixels (measured `along` "width", or "height" for
+    a text turned upright, a y label), at spaces outside $...$ (math stays whole)."""
     import re
 
     words = re.findall(r"(?:\$[^$]*\$|[^\s$])+", text.get_text())
     lines: list[str] = []
     for word in words:
         text.set_text(f"{lines[-1]} {word}" if lines else word)
-        if lines and text.get_window_extent(renderer).width <= width:
+        if lines and getattr(text.get_window_extent(renderer), along) <= width:
             lines[-1] = text.get_text()
         else:
             lines.append(word)
@@ -445,7 +590,9 @@ def smallest_text_pixels(fig, dpi: float | None = None) -> float:
 
 def phone_rendition(fig) -> dict | None:
     """The phone's copy of `fig` (`fit_to_phone`) as a PNG, base64, with its smallest text in pixels
-    (`text_px`), or None when `fig` is narrow enough as it is. `fig` itself is not changed: the copy is
+    (`text_px`) and what its text runs into (`overlaps`: how many pairs of texts crossed as drawn, the
+    pairs that cross on the phone, how many legends cover more than as drawn; book tests hold each
+    chapter's figures to no worse than drawn), or None when `fig` is narrow enough as it is. `fig` itself is not changed: the copy is
     a deep copy (functions such as a tick formatter's are shared, not copied), detached from pyplot so
     that the inline backend never shows it.
 
@@ -455,7 +602,9 @@ def phone_rendition(fig) -> dict | None:
         >>> fig, axes = plt.subplots(1, 2, figsize=(8, 3))
         >>> phone = phone_rendition(fig)
         >>> sorted(phone), phone["text_px"] >= MIN_POINTS / 72 * fig.dpi, fig.get_size_inches().tolist()
-        (['image/png', 'text_px'], True, [8.0, 3.0])
+        (['image/png', 'overlaps', 'text_px'], True, [8.0, 3.0])
+        >>> phone["overlaps"]
+        {'drawn': 0, 'phone': [], 'legends_worse': 0}
         >>> phone_rendition(plt.subplots(figsize=(4, 3))[0]) is None      # a narrow figure keeps one rendition
         True
         >>> plt.close("all")
@@ -476,13 +625,17 @@ def phone_rendition(fig) -> dict | None:
     finally:
         canvas.manager = manager
     FigureCanvasAgg(copy)              # a copied figure has a bare canvas, which cannot measure text
+    drawn_overlaps = len(text_overlaps(copy))
     if not fit_to_phone(copy):
         return None
     buffer = io.BytesIO()
     copy.savefig(buffer, format="png", dpi=copy.dpi, bbox_inches="tight",
                  facecolor=copy.get_facecolor(), edgecolor=copy.get_edgecolor())
+    drawn_trouble, trouble = copy._course_legend_trouble, legend_trouble(copy)
     return {"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
-            "text_px": round(smallest_text_pixels(copy), 2)}
+            "text_px": round(smallest_text_pixels(copy), 2),
+            "overlaps": {"drawn": drawn_overlaps, "phone": text_overlaps(copy),
+                         "legends_worse": sum(n > drawn_trouble.get(key, 0) for key, n in trouble.items())}}
 
 
 def describe(fig) -> str:

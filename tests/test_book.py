@@ -19,6 +19,7 @@ from autograder.authoring.execute import Execution
 from book import executed as runs
 from book.pages import HIDE_INPUT, INTERACTIVE_NOTE, WIDGET_STATE, WIDGET_VIEW, book_page
 from book.references import WORKS, link_citations
+from tests.helpers import CHAPTERS
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * 32).decode()
 
@@ -267,6 +268,93 @@ def test_a_phone_rendition_stacks_panels_at_a_phone_width_with_legible_apart_tex
         # each stacked panel shows its values (sharey had hidden those of the inner panels)
         assert all(any(t.get_visible() and t.get_text() for t in a.get_yticklabels()) for a in panels)
     plt.close("all")
+
+
+def _crowded_figure(kind: str):
+    """A figure as a chapter draws it, fitted to the column, whose text is apart as drawn and ran
+    together in the phone's copy before book/figures.py checked for it."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from book.figures import fit_to_column
+
+    if kind == "thirty ticks":          # chapter 05's speedup against gamma = 1..20, and more
+        fig, ax = plt.subplots(figsize=(8, 3))
+        ax.plot(range(1, 31), [1 + 2 * (1 - 0.8 ** g) for g in range(1, 31)], marker="o")
+        ax.set_xticks(range(1, 31))
+        ax.set(title="Speedup against draft length", xlabel="draft length gamma", ylabel="speedup")
+    elif kind == "legend over curves":  # a legend in an empty corner of a wide panel
+        fig, ax = plt.subplots(figsize=(8, 3))
+        x = np.linspace(1, 7, 50)
+        for i in range(5):
+            ax.plot(x, (0.95 - 0.05 * i) / (1 + np.exp(3 * (x - 4.5))), marker=".", label=f"request {i}, measured")
+        ax.set_ylim(0, 1)
+        ax.legend(loc="upper right")
+        ax.set(title="Survival curves from a confidence head", xlabel="draft position i", ylabel="survival")
+    else:                               # "long y label": chapter 04's chi-square against speed
+        fig, ax = plt.subplots(figsize=(8.2, 4.8))
+        ax.scatter([1.4, 2.4, 3.0, 3.5], [5e3, 35, 40, 200])
+        ax.set_yscale("log")
+        ax.set(title="Speed cannot tell a broken sampler from a correct one",
+               xlabel="tokens per round (what a throughput dashboard sees)",
+               ylabel="chi-square of the first two tokens, 35 dof\n(what a distribution test sees)")
+    fig.tight_layout()
+    fit_to_column(fig)
+    return fig
+
+
+@pytest.mark.parametrize("kind", ["thirty ticks", "legend over curves", "long y label"])
+def test_a_phone_rendition_makes_no_text_collide_that_was_apart_as_drawn(kind):
+    import matplotlib.pyplot as plt
+
+    from book.figure_text import legend_trouble, text_overlaps
+    from book.figures import PHONE_PANEL_ASPECT, fit_to_phone, phone_rendition
+
+    fig = _crowded_figure(kind)
+    assert text_overlaps(fig) == [] and set(legend_trouble(fig).values()) <= {0}, "the test's figure collides as drawn"
+    checks = phone_rendition(fig)["overlaps"]
+    assert checks == {"drawn": 0, "phone": [], "legends_worse": 0}, f"the phone's copy: {checks}"
+    fit_to_phone(fig)                   # the same layout, to look at
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    if kind == "thirty ticks":
+        shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+        assert 3 <= len(shown) < 30, f"the phone shows ticks {shown}"
+    if kind == "legend over curves":    # moved under the panel, below its x label
+        assert ax.get_legend().get_window_extent(renderer).y1 < ax.xaxis.label.get_window_extent(renderer).y0
+    if kind == "long y label":          # the panel is not squeezed flat under its two-line title
+        assert frame.height >= PHONE_PANEL_ASPECT[0] * frame.width, (frame.width, frame.height)
+        assert ax.yaxis.label.get_window_extent(renderer).height <= frame.height + 1
+    plt.close("all")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_a_chapters_phone_figures_collide_no_more_than_as_drawn(name, monkeypatch):
+    """Every phone rendition of the chapter's figures, as the book shows it (the book's own run of the
+    learner's copy, book/executed.py, shared with tests/test_notebooks_run.py): no more pairs of texts
+    crossing than in the figure as drawn, and no legend covering more data or text."""
+    from autograder.paths import CHAPTERS_DIR
+
+    monkeypatch.setenv("SPECDEC_LAB_PRESET", "test")          # as tests/test_notebooks_run.py runs it
+    result, _ = runs.executed(CHAPTERS_DIR / f"{name}.ipynb")
+    worse, phones = [], 0
+    for i, cell in enumerate(result.notebook.cells):
+        for output in cell.get("outputs", []):
+            phone = output.get("metadata", {}).get("course_phone")
+            if not phone:
+                continue
+            phones += 1
+            checks = phone.get("overlaps")
+            if checks is None:
+                worse.append(f"cell {i}: a phone rendition without its text checks (book/figures.py)")
+            elif len(checks["phone"]) > checks["drawn"] or checks["legends_worse"]:
+                worse.append(f"cell {i}: {checks['drawn']} pairs of texts cross as drawn; on the phone "
+                             f"{checks['phone']}, and {checks['legends_worse']} legend(s) cover more")
+    assert not worse, f"{name} ({phones} phone renditions):\n" + "\n".join(worse)
 
 
 def test_a_figure_as_narrow_as_a_phone_keeps_one_rendition():
