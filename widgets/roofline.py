@@ -106,8 +106,9 @@ def plot_roofline(curves, ax, mark_knee: bool = True, label_knee: bool = True, u
             ax.axvline(curve.knee_k, color=color, ls=":", lw=1)
             ax.plot([curve.knee_k], [curve.memory_time / unit], "o", color=color, ms=6)
         if mark_knee and label_knee and curve.knee_k <= curve.k[-1]:
+            # each curve's label a line higher: knees of nearby curves sit close on a narrow figure
             ax.annotate(knee_label(curve), (curve.knee_k, curve.memory_time / unit),
-                        textcoords="offset points", xytext=(-8, 8), ha="right", color=color, fontsize=9)
+                        textcoords="offset points", xytext=(-8, 8 + 12 * i), ha="right", color=color, fontsize=9)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     plain = FuncFormatter(lambda v, _pos: f"{v:g}")
