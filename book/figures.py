@@ -216,8 +216,11 @@ def fit_to_phone(fig) -> bool:
     `PHONE_INCHES`, each panel keeping its shape (height 0.45-0.7 of its width), when their text stays
     apart; any other figure is narrowed to `PHONE_INCHES` (to `PHONE_WIDEST` at most, if its text
     collides), its height scaled alike but kept at 0.6 of its width or its own height, whichever is less.
-    A legend wider than its panel then goes under the panel (`_legends_below`), the figure growing by
-    its height; stacked panels whose text still runs together are tried again a quarter and a half taller.
+    A legend wider than its panel, or covering more data or text than as drawn, then goes under the
+    panel (`_legends_below`), the figure growing by its height; stacked panels whose text still runs
+    together are tried again a quarter and a half taller. Crowded tick labels are thinned, wrapped titles
+    written in lines (`_settle`), and a panel narrowed whole keeps its drawn shape (`_keep_panel_shape`);
+    it widens, to `PHONE_WIDEST` at most, while more texts cross than as drawn (`figure_text`).
 
         >>> import matplotlib
         >>> matplotlib.use("Agg")
@@ -281,8 +284,9 @@ def fit_to_phone(fig) -> bool:
 
 
 def _settle(fig) -> None:
-    """The phone's layout, finished: a y label longer than its panel is tall wraps, and an axis whose
-    tick labels run together shows fewer of them; laid out again when either changed something."""
+    """The phone's layout, finished: wrapped texts written in lines, a y label longer than its panel is
+    tall wrapped, an axis whose tick labels run together thinned, a title that touches its panel's top
+    tick label raised; laid out again after each step that changed something."""
     if _break_wrapped_lines(fig) | _wrap_ylabels(fig) | _thin_ticks(fig):
         _relayout(fig)
     if _lift_titles(fig):
