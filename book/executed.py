@@ -44,7 +44,7 @@ CACHE_DIR = Path(os.environ.get("COURSE_EXECUTED_DIR", REPO_ROOT / "build" / "ex
 LIBRARY = ("specdec", "widgets", "autograder")
 INSTALL_FILES = ("pyproject.toml", "constraints.txt")
 # How the book runs a chapter (the empty HOME, the figure size rule): a change runs every chapter again.
-RUNNER_FILES = ("book/executed.py", "book/figures.py")
+RUNNER_FILES = ("book/executed.py", "book/figures.py", "book/figure_text.py")
 # Variables that say where a learner's files (the progress log) live: all point into an empty folder.
 PROGRESS_VARS = ("COURSE_PROGRESS_LOG", "COURSE_PROGRESS_DIR")
 

@@ -310,17 +310,24 @@ def _lift_titles(fig) -> bool:
 
 
 def _break_wrapped_lines(fig) -> bool:
-    """Write each text that matplotlib wraps as drawn (`_wrap_long_text`) with its line breaks; True
-    when one broke. The layout measures a wrapping text as one line, so a wrapped title's second line
-    hung onto the panel's top tick label."""
+    """Write each text marked to wrap (`_wrap_long_text`) in lines that fit between it and the figure's
+    edges, math kept whole; True when one broke. Left to matplotlib, the wrapping happens only as the
+    text is drawn: the layout measured it as one line (a wrapped title's second line hung onto the
+    panel's top tick label), a formula could be cut in two (drawn as raw `$...$`), and a suptitle
+    placed above the figure's top edge came out one word per line."""
     from matplotlib.text import Text
 
+    renderer = fig.canvas.get_renderer()
+    left, right = fig.bbox.x0, fig.bbox.x1
     broke = False
     for text in fig.findobj(lambda a: isinstance(a, Text) and a.get_wrap()):
-        lines = text._get_wrapped_text()
         text.set_wrap(False)
-        if lines != text.get_text():
-            text.set_text(lines)
+        x = text.get_transform().transform(text.get_position())[0]
+        room = {"left": right - x, "right": x - left}.get(text.get_horizontalalignment(),
+                                                          2 * min(x - left, right - x))
+        room = 0.98 * max(room, 0.5 * fig.bbox.width)
+        if text_extent(text, renderer).width > room:
+            _wrap_to(text, room, renderer)
             broke = True
     return broke
 

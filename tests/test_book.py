@@ -331,6 +331,32 @@ def test_a_phone_rendition_makes_no_text_collide_that_was_apart_as_drawn(kind):
     plt.close("all")
 
 
+def test_a_phone_rendition_breaks_long_titles_between_words_and_formulas():
+    """Titles too wide for the phone are written in lines (the layout then makes room for them): never
+    inside a formula (a cut `$...$` is drawn as raw text), and a suptitle placed above the figure's top
+    edge (as chapter 03 draws its running example) is not cut into a word per line."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from book.figures import fit_to_column, fit_to_phone
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4))
+    left.set_title(r"best speedup over $\gamma \leq 30$ (thick line: $S = 1$), every draft cost $c$ and rate $\alpha$")
+    right.set(title="best draft length", xlabel="draft cost c (target steps per draft step)")
+    fig.suptitle("Running example: p = (0.5, 0.3, 0.2), q = (0.2, 0.6, 0.2), and the rule's three steps", y=1.03)
+    fig.tight_layout()
+    fit_to_column(fig)
+    fit_to_phone(fig)
+    texts = [fig._suptitle, left.title, right.title, right.xaxis.label]
+    for text in texts:
+        for line in text.get_text().split("\n"):
+            assert line.count("$") % 2 == 0, f"a formula cut across lines: {text.get_text()!r}"
+    assert "\n" in left.title.get_text(), "the long title was not broken into lines"
+    assert 2 <= len(fig._suptitle.get_text().split("\n")) <= 3, f"suptitle: {fig._suptitle.get_text()!r}"
+    plt.close(fig)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_a_chapters_phone_figures_collide_no_more_than_as_drawn(name, monkeypatch):
