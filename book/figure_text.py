@@ -119,3 +119,21 @@ def legend_trouble(fig) -> dict[int, int]:
         under = int(((xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)).sum())
         trouble[id(legend)] = under + sum(bool(_cross(box, other)) for other in boxes)
     return trouble
+
+
+def cut_formulas(fig) -> int:
+    """How many texts of `fig` have a line with an odd number of `$`: a formula cut across lines,
+    which matplotlib draws as raw TeX.
+
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig, ax = plt.subplots(); _ = ax.set_title("rate $\\alpha$"); _ = ax.set_xlabel("cost $c\\n= 1$")
+        >>> cut_formulas(fig)
+        1
+        >>> plt.close(fig)
+    """
+    from matplotlib.text import Text
+
+    return sum(any(line.count("$") % 2 for line in t.get_text().split("\n"))
+               for t in fig.findobj(Text) if t.get_visible())

@@ -27,7 +27,7 @@ import warnings
 import matplotlib
 import numpy as np
 
-from book.figure_text import legend_trouble, text_extent, text_overlaps, tick_labels
+from book.figure_text import cut_formulas, legend_trouble, text_extent, text_overlaps, tick_labels
 
 COLUMN_INCHES = 8.0           # the widest figure the book keeps (the column shows ~7.5 in at 100 dpi)
 LEGIBLE_INCHES = 10.0         # narrowed no further than this, a figure reads well; wider, regrid first
@@ -602,8 +602,9 @@ def smallest_text_pixels(fig, dpi: float | None = None) -> float:
 def phone_rendition(fig) -> dict | None:
     """The phone's copy of `fig` (`fit_to_phone`) as a PNG, base64, with its smallest text in pixels
     (`text_px`) and what its text runs into (`overlaps`: how many pairs of texts crossed as drawn, the
-    pairs that cross on the phone, how many legends cover more than as drawn; book tests hold each
-    chapter's figures to no worse than drawn), or None when `fig` is narrow enough as it is. `fig` itself is not changed: the copy is
+    pairs that cross on the phone, how many legends cover more than as drawn, how many more formulas
+    are cut across lines; book tests hold each chapter's figures to no worse than drawn), or None when
+    `fig` is narrow enough as it is. `fig` itself is not changed: the copy is
     a deep copy (functions such as a tick formatter's are shared, not copied), detached from pyplot so
     that the inline backend never shows it.
 
@@ -615,7 +616,7 @@ def phone_rendition(fig) -> dict | None:
         >>> sorted(phone), phone["text_px"] >= MIN_POINTS / 72 * fig.dpi, fig.get_size_inches().tolist()
         (['image/png', 'overlaps', 'text_px'], True, [8.0, 3.0])
         >>> phone["overlaps"]
-        {'drawn': 0, 'phone': [], 'legends_worse': 0}
+        {'drawn': 0, 'phone': [], 'legends_worse': 0, 'formulas_cut': 0}
         >>> phone_rendition(plt.subplots(figsize=(4, 3))[0]) is None      # a narrow figure keeps one rendition
         True
         >>> plt.close("all")
@@ -636,7 +637,7 @@ def phone_rendition(fig) -> dict | None:
     finally:
         canvas.manager = manager
     FigureCanvasAgg(copy)              # a copied figure has a bare canvas, which cannot measure text
-    drawn_overlaps = len(text_overlaps(copy))
+    drawn_overlaps, drawn_cut = len(text_overlaps(copy)), cut_formulas(copy)
     if not fit_to_phone(copy):
         return None
     buffer = io.BytesIO()
@@ -646,7 +647,8 @@ def phone_rendition(fig) -> dict | None:
     return {"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
             "text_px": round(smallest_text_pixels(copy), 2),
             "overlaps": {"drawn": drawn_overlaps, "phone": text_overlaps(copy),
-                         "legends_worse": sum(n > drawn_trouble.get(key, 0) for key, n in trouble.items())}}
+                         "legends_worse": sum(n > drawn_trouble.get(key, 0) for key, n in trouble.items()),
+                         "formulas_cut": cut_formulas(copy) - drawn_cut}}
 
 
 def describe(fig) -> str:

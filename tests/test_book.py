@@ -315,7 +315,7 @@ def test_a_phone_rendition_makes_no_text_collide_that_was_apart_as_drawn(kind):
     fig = _crowded_figure(kind)
     assert text_overlaps(fig) == [] and set(legend_trouble(fig).values()) <= {0}, "the test's figure collides as drawn"
     checks = phone_rendition(fig)["overlaps"]
-    assert checks == {"drawn": 0, "phone": [], "legends_worse": 0}, f"the phone's copy: {checks}"
+    assert checks == {"drawn": 0, "phone": [], "legends_worse": 0, "formulas_cut": 0}, f"the phone's copy: {checks}"
     fit_to_phone(fig)                   # the same layout, to look at
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
@@ -362,7 +362,7 @@ def test_a_phone_rendition_breaks_long_titles_between_words_and_formulas():
 def test_a_chapters_phone_figures_collide_no_more_than_as_drawn(name, monkeypatch):
     """Every phone rendition of the chapter's figures, as the book shows it (the book's own run of the
     learner's copy, book/executed.py, shared with tests/test_notebooks_run.py): no more pairs of texts
-    crossing than in the figure as drawn, and no legend covering more data or text."""
+    crossing than in the figure as drawn, no legend covering more data or text, no formula cut."""
     from autograder.paths import CHAPTERS_DIR
 
     monkeypatch.setenv("SPECDEC_LAB_PRESET", "test")          # as tests/test_notebooks_run.py runs it
@@ -377,9 +377,10 @@ def test_a_chapters_phone_figures_collide_no_more_than_as_drawn(name, monkeypatc
             checks = phone.get("overlaps")
             if checks is None:
                 worse.append(f"cell {i}: a phone rendition without its text checks (book/figures.py)")
-            elif len(checks["phone"]) > checks["drawn"] or checks["legends_worse"]:
+            elif len(checks["phone"]) > checks["drawn"] or checks["legends_worse"] or checks["formulas_cut"]:
                 worse.append(f"cell {i}: {checks['drawn']} pairs of texts cross as drawn; on the phone "
-                             f"{checks['phone']}, and {checks['legends_worse']} legend(s) cover more")
+                             f"{checks['phone']}, {checks['legends_worse']} legend(s) cover more, "
+                             f"{checks['formulas_cut']} more formula(s) cut across lines")
     assert not worse, f"{name} ({phones} phone renditions):\n" + "\n".join(worse)
 
 
