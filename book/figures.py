@@ -205,7 +205,8 @@ def _stack(fig, panels: list, width: float, height: float, taller: float = 1.0) 
     fig.set_size_inches(PHONE_INCHES, len(panels) * aspect * PHONE_INCHES)
     title = getattr(fig, "_suptitle", None)
     if title is not None:   # the same gap above it as drawn: placed at 98 % of a tall figure, it sat on a panel
-        title.set_y(1 - (1 - title.get_position()[1]) * height / fig.get_size_inches()[1])
+        # but inside the figure: drawn above its top edge (y > 1), it left a gap the layout could not close
+        title.set_y(min(1.0, 1 - (1 - title.get_position()[1]) * height / fig.get_size_inches()[1]))
 
 
 def fit_to_phone(fig) -> bool:
@@ -311,7 +312,7 @@ def _lift_titles(fig) -> bool:
 
 def _break_wrapped_lines(fig) -> bool:
     """Write each text marked to wrap (`_wrap_long_text`) in lines that fit between it and the figure's
-    edges, math kept whole; True when one broke. Left to matplotlib, the wrapping happens only as the
+    edges, math kept whole; True when there was one. Left to matplotlib, the wrapping happens only as the
     text is drawn: the layout measured it as one line (a wrapped title's second line hung onto the
     panel's top tick label), a formula could be cut in two (drawn as raw `$...$`), and a suptitle
     placed above the figure's top edge came out one word per line."""
@@ -321,15 +322,32 @@ def _break_wrapped_lines(fig) -> bool:
     left, right = fig.bbox.x0, fig.bbox.x1
     broke = False
     for text in fig.findobj(lambda a: isinstance(a, Text) and a.get_wrap()):
-        text.set_wrap(False)
+        text.set_wrap(False)            # a change to the layout even where the words stay on one line
+        broke = True
         x = text.get_transform().transform(text.get_position())[0]
         room = {"left": right - x, "right": x - left}.get(text.get_horizontalalignment(),
                                                           2 * min(x - left, right - x))
         room = 0.98 * max(room, 0.5 * fig.bbox.width)
         if text_extent(text, renderer).width > room:
-            _wrap_to(text, room, renderer)
-            broke = True
+            _wrap_balanced(text, room, renderer)
     return broke
+
+
+def _wrap_balanced(text, width: float, renderer) -> None:
+    """Break `text` into as few lines as fit `width` pixels (`_wrap_to`), then into lines as even as
+    that number allows: "p = (0.5, 0.3, 0.2), q = (0.2, 0.6, 0.2)" over two lines breaks between p and q,
+    not before the last number."""
+    words = text.get_text()
+    _wrap_to(text, width, renderer)
+    lines, best = text.get_text().count("\n"), text.get_text()
+    for _ in range(30):
+        width *= 0.96
+        text.set_text(words)
+        _wrap_to(text, width, renderer)
+        if text.get_text().count("\n") > lines:
+            break
+        best = text.get_text()
+    text.set_text(best)
 
 
 def _wrap_ylabels(fig) -> bool:
@@ -551,10 +569,23 @@ def _anchor_below(fig) -> None:
 
 def _wrap_to(text, width: float, renderer, along: str = "width") -> None:
     """Break `text` into lines no longer than `width` pixels (measured `along` "width", or "height" for
-    a text turned upright, a y label), at spaces outside $...$ (math stays whole)."""
+    a text turned upright, a y label), at spaces outside $...$ (math stays whole), outside short
+    brackets (a tuple such as (0.5, 0.3, 0.2) stays on one line) and not beside an `=` or `≈`.
+
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig = plt.figure(); text = fig.suptitle("Example: p = (0.5, 0.3, 0.2), q = (0.2, 0.6, 0.2)")
+        >>> _wrap_to(text, 200, fig.canvas.get_renderer()); text.get_text().split("\\n")
+        ['Example:', 'p = (0.5, 0.3, 0.2),', 'q = (0.2, 0.6, 0.2)']
+        >>> plt.close(fig)
+    """
     import re
 
-    words = re.findall(r"(?:\$[^$]*\$|[^\s$])+", text.get_text())
+    words = re.findall(r"(?:\$[^$]*\$|\([^()$]{0,24}\)|[^\s$])+", text.get_text())
+    for i in range(len(words) - 2, 0, -1):         # "p = (0.5, 0.3, 0.2)" is one piece: never "p =" alone
+        if words[i] in ("=", "≈") and i + 1 < len(words):
+            words[i - 1:i + 2] = [" ".join(words[i - 1:i + 2])]
     lines: list[str] = []
     for word in words:
         text.set_text(f"{lines[-1]} {word}" if lines else word)

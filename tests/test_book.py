@@ -354,6 +354,10 @@ def test_a_phone_rendition_breaks_long_titles_between_words_and_formulas():
             assert line.count("$") % 2 == 0, f"a formula cut across lines: {text.get_text()!r}"
     assert "\n" in left.title.get_text(), "the long title was not broken into lines"
     assert 2 <= len(fig._suptitle.get_text().split("\n")) <= 3, f"suptitle: {fig._suptitle.get_text()!r}"
+    renderer = fig.canvas.get_renderer()
+    fig.draw_without_rendering()
+    gap = fig._suptitle.get_window_extent(renderer).y0 - max(ax.get_tightbbox(renderer).y1 for ax in fig.axes)
+    assert 0 <= gap <= 0.5 * fig.dpi, f"{gap:.0f} px of blank between the suptitle and the top panel"
     plt.close(fig)
 
 
