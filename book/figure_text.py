@@ -70,7 +70,8 @@ def text_boxes(fig) -> list[tuple[str, object]]:
     return list(boxes.values())
 
 
-def _cross(a, b, slack: float = 1.0) -> bool:
+def cross(a, b, slack: float = 1.0) -> bool:
+    """Whether boxes `a` and `b` (pixels) overlap by more than `slack` pixels each way."""
     return a.x0 < b.x1 - slack and b.x0 < a.x1 - slack and a.y0 < b.y1 - slack and b.y0 < a.y1 - slack
 
 
@@ -78,7 +79,7 @@ def text_overlaps(fig) -> list[tuple[str, str]]:
     """Pairs of texts of `fig` (their words; "legend" for a legend) whose boxes cross by more than a pixel."""
     boxes = text_boxes(fig)
     return [(boxes[i][0], boxes[j][0]) for i in range(len(boxes)) for j in range(i + 1, len(boxes))
-            if _cross(boxes[i][1], boxes[j][1])]
+            if cross(boxes[i][1], boxes[j][1])]
 
 
 def _data_points(ax, renderer) -> np.ndarray:
@@ -117,7 +118,7 @@ def legend_trouble(fig) -> dict[int, int]:
         box = legend.get_window_extent(renderer)
         xy = _data_points(ax, renderer)
         under = int(((xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)).sum())
-        trouble[id(legend)] = under + sum(bool(_cross(box, other)) for other in boxes)
+        trouble[id(legend)] = under + sum(bool(cross(box, other)) for other in boxes)
     return trouble
 
 

@@ -27,7 +27,7 @@ import warnings
 import matplotlib
 import numpy as np
 
-from book.figure_text import cut_formulas, legend_trouble, text_extent, text_overlaps, tick_labels
+from book.figure_text import cross, cut_formulas, legend_trouble, text_extent, text_overlaps, tick_labels
 
 COLUMN_INCHES = 8.0           # the widest figure the book keeps (the column shows ~7.5 in at 100 dpi)
 LEGIBLE_INCHES = 10.0         # narrowed no further than this, a figure reads well; wider, regrid first
@@ -66,10 +66,6 @@ def _relayout(fig) -> None:
             pass
 
 
-def _overlap(a, b, slack: float = 1.0) -> bool:
-    return a.x0 < b.x1 - slack and b.x0 < a.x1 - slack and a.y0 < b.y1 - slack and b.y0 < a.y1 - slack
-
-
 def collisions(fig) -> list[tuple[int, int]]:
     """Pairs of panels (axes indices; -1 for the suptitle) whose text runs into each other. Panels
     that overlap by design (twin axes, insets, colour bars drawn over a panel) are not compared."""
@@ -79,11 +75,11 @@ def collisions(fig) -> list[tuple[int, int]]:
     boxes = {i: ax.get_tightbbox(renderer) for i, ax in enumerate(axes)}
     frames = {i: ax.get_window_extent(renderer) for i, ax in enumerate(axes)}
     found = [(i, j) for i in boxes for j in boxes if i < j and boxes[i] is not None and boxes[j] is not None
-             and not _overlap(frames[i], frames[j]) and _overlap(boxes[i], boxes[j])]
+             and not cross(frames[i], frames[j]) and cross(boxes[i], boxes[j])]
     title = getattr(fig, "_suptitle", None)
     if title is not None and title.get_text():
         box = title.get_window_extent(renderer)
-        found += [(-1, i) for i, ax in enumerate(axes) if boxes[i] is not None and _overlap(box, boxes[i])]
+        found += [(-1, i) for i, ax in enumerate(axes) if boxes[i] is not None and cross(box, boxes[i])]
     return found
 
 
@@ -239,11 +235,12 @@ def fit_to_phone(fig) -> bool:
         return False
     _raise_small_text(fig)
     # as drawn: the phone's copy may make no more text collide, and no legend cover more
-    drawn_overlaps = len(text_overlaps(fig))
+    # (`phone_rendition` reports against these)
+    drawn_overlaps = fig._course_drawn_overlaps = len(text_overlaps(fig))
     fig._course_legend_trouble = legend_trouble(fig)
     renderer = fig.canvas.get_renderer()
-    drawn_shape = {id(ax): ax.get_window_extent(renderer).height / max(ax.get_window_extent(renderer).width, 1)
-                   for ax in fig.axes}
+    frames = {id(ax): ax.get_window_extent(renderer) for ax in fig.axes}
+    drawn_shape = {key: frame.height / max(frame.width, 1) for key, frame in frames.items()}
     _wrap_long_text(fig)
     before = len(collisions(fig))
     for ax in list(fig.axes):  # a grid's unused cell (axis off, nothing drawn) would be a blank panel
@@ -304,7 +301,7 @@ def _lift_titles(fig) -> bool:
         if not (ax.get_visible() and ax.title.get_visible() and ax.title.get_text().strip()):
             continue
         title = text_extent(ax.title, renderer)
-        if any(_overlap(title, text_extent(t, renderer)) for t in tick_labels(ax.yaxis)):
+        if any(cross(title, text_extent(t, renderer)) for t in tick_labels(ax.yaxis)):
             ax._set_title_offset_trans(2 * float(matplotlib.rcParams["axes.titlepad"]))
             lifted = True
     return lifted
@@ -484,7 +481,7 @@ def _legends_below(fig) -> bool:
 
     def alone_in_its_row(ax) -> bool:     # beside another panel, a legend under it would be as wide as ever
         frame = ax.get_window_extent(renderer)
-        return not any(f.y0 < frame.y1 and frame.y0 < f.y1 and not _overlap(f, frame) for f in frames)
+        return not any(f.y0 < frame.y1 and frame.y0 < f.y1 and not cross(f, frame) for f in frames)
 
     legends = [(ax, legend) for ax, legend in legends if alone_in_its_row(ax)]
 
@@ -668,7 +665,7 @@ def phone_rendition(fig) -> dict | None:
     finally:
         canvas.manager = manager
     FigureCanvasAgg(copy)              # a copied figure has a bare canvas, which cannot measure text
-    drawn_overlaps, drawn_cut = len(text_overlaps(copy)), cut_formulas(copy)
+    drawn_cut = cut_formulas(copy)
     if not fit_to_phone(copy):
         return None
     buffer = io.BytesIO()
@@ -677,7 +674,7 @@ def phone_rendition(fig) -> dict | None:
     drawn_trouble, trouble = copy._course_legend_trouble, legend_trouble(copy)
     return {"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
             "text_px": round(smallest_text_pixels(copy), 2),
-            "overlaps": {"drawn": drawn_overlaps, "phone": text_overlaps(copy),
+            "overlaps": {"drawn": copy._course_drawn_overlaps, "phone": text_overlaps(copy),
                          "legends_worse": sum(n > drawn_trouble.get(key, 0) for key, n in trouble.items()),
                          "formulas_cut": cut_formulas(copy) - drawn_cut}}
 
