@@ -116,8 +116,8 @@ def _wait_for(condition, timeout: float, what: str):
 
 
 def _browser_missing() -> str | None:
-    from tests.browser.conftest import _missing
-    return _missing()
+    from tests.chromium import missing
+    return missing()
 
 
 def _log_in(browser, url: str, user: str, password: str):
@@ -150,50 +150,45 @@ def _instructor_view(browser, url: str, user: str, password: str) -> dict:
         context.close()
 
 
-def _work_in_browser(user: str, layout: HubLayout, url: str, password: str, instructor_login=None) -> dict:
-    """`user` logs in to the hub in Chromium, fetches chapter 02 from the Assignments tab, works
-    (the answers typed into the file), submits from the tab. What the page showed."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_FLAGS
+def _work_in_browser(browser, user: str, layout: HubLayout, url: str, password: str, instructor_login=None) -> dict:
+    """`user` logs in to the hub in Chromium (the process's one browser, `tests.chromium`), fetches
+    chapter 02 from the Assignments tab, works (the answers typed into the file), submits from the
+    tab. What the page showed."""
     from tests.browser.labui import menu, menu_items
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     seen = {}
     home = Path(pwd.getpwnam(user).pw_dir)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            t = time.perf_counter()
-            context, page = _log_in(browser, url, user, password)
-            seen["login to JupyterLab"] = time.perf_counter() - t
-            page.wait_for_timeout(2000)          # the news question, if any, comes right after start
-            seen["text"] = page.evaluate("() => document.body.innerText")
-            seen["nbgrader menu"] = menu_items(page, "Nbgrader")
-            seen["formgrader status"] = context.request.get(f"{url}/user/{user}/formgrader").status
-            t = time.perf_counter()
-            menu(page, "Nbgrader", "Assignment List")
-            page.locator("button", has_text="Fetch").first.click()
-            _wait_for(lambda: (home / CH / f"{CH}.ipynb").is_file(), 120, "the fetch from the Assignments tab")
-            page.screenshot(path=str(SHOTS / "student_assignments_fetched.png"))
-            _answer(user, layout, "right")
-            page.locator("button", has_text="Submit").first.click()
-            inbound = layout.exchange / "specdec" / "inbound"
-            _wait_for(lambda: [d for d in inbound.iterdir() if d.name.startswith(f"{user}+{CH}+")], 120,
-                      "the submission from the Assignments tab")
-            seen["fetch, work, submit in the browser"] = time.perf_counter() - t
-            page.wait_for_timeout(1000)
-            page.screenshot(path=str(SHOTS / "student_assignments_submitted.png"))
-            context.close()
-            if instructor_login:
-                seen["instructor"] = _instructor_view(browser, url, *instructor_login)
-        finally:
-            browser.close()
+    t = time.perf_counter()
+    context, page = _log_in(browser, url, user, password)
+    try:
+        seen["login to JupyterLab"] = time.perf_counter() - t
+        page.wait_for_timeout(2000)          # the news question, if any, comes right after start
+        seen["text"] = page.evaluate("() => document.body.innerText")
+        seen["nbgrader menu"] = menu_items(page, "Nbgrader")
+        seen["formgrader status"] = context.request.get(f"{url}/user/{user}/formgrader").status
+        t = time.perf_counter()
+        menu(page, "Nbgrader", "Assignment List")
+        page.locator("button", has_text="Fetch").first.click()
+        _wait_for(lambda: (home / CH / f"{CH}.ipynb").is_file(), 120, "the fetch from the Assignments tab")
+        page.screenshot(path=str(SHOTS / "student_assignments_fetched.png"))
+        _answer(user, layout, "right")
+        page.locator("button", has_text="Submit").first.click()
+        inbound = layout.exchange / "specdec" / "inbound"
+        _wait_for(lambda: [d for d in inbound.iterdir() if d.name.startswith(f"{user}+{CH}+")], 120,
+                  "the submission from the Assignments tab")
+        seen["fetch, work, submit in the browser"] = time.perf_counter() - t
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SHOTS / "student_assignments_submitted.png"))
+    finally:
+        context.close()
+    if instructor_login:
+        seen["instructor"] = _instructor_view(browser, url, *instructor_login)
     return seen
 
 
 @pytest.fixture(scope="module")
-def hub_class():
+def hub_class(request):
     reason = _proxy_missing()
     if reason:
         pytest.skip(reason)
@@ -224,7 +219,7 @@ def hub_class():
             out["self check"] = {}
             done = [pool.submit(_work, u, layout, k, out["self check"] if k == "stubs" else None) for u, k in cli]
             if in_browser:
-                out["browser"] = _work_in_browser(right, layout, settings.url, config.passwords(layout)[0],
+                out["browser"] = _work_in_browser(request.getfixturevalue("chromium"), right, layout, settings.url, config.passwords(layout)[0],
                                                   (roster.instructor, config.passwords(layout)[1]))
                 times.update({k: v for k, v in out["browser"].items() if isinstance(v, float)})
                 out["instructor view"] = out["browser"].pop("instructor", None)
@@ -399,32 +394,25 @@ def test_the_same_notebooks_graded_from_a_folder_give_the_same_grades(hub_class)
     assert folder and len(folder) == len(hub) and not differ, f"rows that differ: {differ}; tests: {tests}"
 
 
-def test_a_returned_feedback_page_typesets_its_math_offline(hub_class):
+def test_a_returned_feedback_page_typesets_its_math_offline(hub_class, chromium):
     """The page a student fetched, opened from their folder with every network request refused."""
-    if _browser_missing():
-        pytest.skip(f"no browser: {_browser_missing()}")
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_FLAGS
     from tests.browser.test_feedback_page import MATHJAX_DONE_JS
 
     page_file = hub_class["pages"][hub_class["roster"].students[0]]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            context = browser.new_context()
-            refused = []
-            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
-                          else (refused.append(route.request.url), route.abort()))
-            page = context.new_page()
-            page.goto(page_file.as_uri())
-            page.wait_for_function(MATHJAX_DONE_JS, timeout=60_000)
-            assert page.locator("mjx-container").count() > 0 and page.locator("mjx-merror").count() == 0
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / "student_feedback.png"), full_page=False)
-            assert not refused, refused
-        finally:
-            browser.close()
+    context = chromium.new_context()
+    try:
+        refused = []
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                      else (refused.append(route.request.url), route.abort()))
+        page = context.new_page()
+        page.goto(page_file.as_uri())
+        page.wait_for_function(MATHJAX_DONE_JS, timeout=60_000)
+        assert page.locator("mjx-container").count() > 0 and page.locator("mjx-merror").count() == 0
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "student_feedback.png"), full_page=False)
+        assert not refused, refused
+    finally:
+        context.close()
 
 
 def test_cleanup_removes_users_processes_ports_and_files(hub_class):

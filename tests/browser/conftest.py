@@ -1,5 +1,6 @@
-"""Fixtures of the browser tests: the learner's JupyterLab (`./course lab` on a copy of chapters/),
-Debian's Chromium driven by Playwright for Python, and a folder for screenshots.
+"""Fixtures of the browser tests: the learner's JupyterLab (`./course lab` on a copy of chapters/)
+and a folder for screenshots; the browser, Debian's Chromium driven by Playwright for Python, is the
+session fixture `chromium` of tests/conftest.py (one per test process, `tests.chromium`).
 
 The tests skip, saying why, only when Chromium or playwright is missing on this machine; CI
 installs both (`apt-get install chromium`, `pip install playwright`; Playwright's own browser
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import itertools
-import os
 import signal
 import shutil
 import tempfile
@@ -19,11 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.browser.labserver import REPO_ROOT, start_lab
+from tests.chromium import missing as _missing
 
-CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage"]   # the last: small /dev/shm in containers
 SHOTS = Path(tempfile.gettempdir()) / "course-screenshots" / "browser"
 VIEWPORT = {"width": 1400, "height": 900}
 
@@ -33,16 +30,6 @@ def pytest_sessionstart(session):
     # has no `workerinput`): a worker emptying it would delete the other workers' screenshots.
     if not hasattr(session.config, "workerinput"):
         shutil.rmtree(SHOTS, ignore_errors=True)
-
-
-def _missing() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install playwright; CI installs it)"
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        return f"Chromium not found at {CHROMIUM} (apt-get install chromium; CI installs it)"
-    return None
 
 
 def pytest_collection_modifyitems(config, items):
@@ -101,18 +88,6 @@ def lab(chapter_files, tmp_path_factory):
         if server is not None:
             server.stop()
             atexit.unregister(server.stop)
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 _WORKSPACES = itertools.count(1)
