@@ -298,7 +298,8 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
     if not chapters:
         raise SystemExit(f"no chapter notebooks in {chapters_dir}")
     (src / "index.md").write_text(start_page(chapters, info.repository_link()), encoding="utf-8")
-    (src / "references.md").write_text(references_page(), encoding="utf-8")
+    markdown = {stem: "\n\n".join(c.source for c in page.cells if c.cell_type == "markdown") for stem, page in chapters}
+    (src / "references.md").write_text(references_page(markdown), encoding="utf-8")
     log = io.StringIO()
     rendering = time.perf_counter()
     _render(src, work / "html", doctrees, log)        # MyST-NB writes beside its output folder: keep it in work/

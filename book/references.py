@@ -133,8 +133,81 @@ def link_citations(markdown: str) -> str:
     return "".join(p if i % 2 else _CITATION.sub(link, p) for i, p in enumerate(pieces))
 
 
-def references_page() -> str:
-    """The references page in MyST markdown: every work, author-year, with its link."""
+# Where engines keep their code and docs: a chapter's claim about an engine links to one of these.
+ENGINES = {
+    "vLLM": ("github.com/vllm-project/vllm", "docs.vllm.ai", "blog.vllm.ai"),
+    "SGLang": ("github.com/sgl-project/sglang", "docs.sglang.ai", "docs.sglang.io"),
+    "TensorRT-LLM": ("github.com/NVIDIA/TensorRT-LLM", "nvidia.github.io/TensorRT-LLM"),
+    "transformers": ("github.com/huggingface/transformers", "huggingface.co/docs/transformers"),
+    "nbgrader": ("github.com/jupyter/nbgrader", "nbgrader.readthedocs.io"),
+    "JupyterHub": ("github.com/jupyterhub/jupyterhub", "jupyterhub.readthedocs.io"),
+}
+_LINK = re.compile(r"\[(?P<text>[^\]]+)\]\((?P<url>https?://[^)\s]+)\)")
+
+
+@dataclass(frozen=True)
+class EngineSource:
+    engine: str
+    text: str          # the link's words in the chapter
+    url: str
+    chapters: tuple[str, ...]
+
+
+def engine_of(url: str) -> str | None:
+    """The engine whose code or docs `url` points into, or None.
+
+    >>> engine_of("https://github.com/vllm-project/vllm/pull/12345")
+    'vLLM'
+    >>> engine_of("https://arxiv.org/abs/2211.17192") is None
+    True
+    """
+    bare = re.sub(r"^https?://(www\.)?", "", url)
+    for engine, places in ENGINES.items():
+        if any(bare == place or bare.startswith(place + "/") for place in places):
+            return engine
+    return None
+
+
+def engine_sources(chapters: dict[str, str]) -> list[EngineSource]:
+    """Every link to an engine's code or docs in `chapters` ({name: Markdown}), once per URL, with the
+    chapters that cite it, sorted by engine and URL.
+
+    >>> engine_sources({"01": "as [vLLM's runner](https://github.com/vllm-project/vllm/blob/main/x.py) does",
+    ...                 "02": "[again](https://github.com/vllm-project/vllm/blob/main/x.py), [paper](https://arxiv.org/abs/1)"})
+    [EngineSource(engine='vLLM', text="vLLM's runner", url='https://github.com/vllm-project/vllm/blob/main/x.py', chapters=('01', '02'))]
+    """
+    found: dict[str, EngineSource] = {}
+    for name, markdown in chapters.items():
+        for m in _LINK.finditer(markdown):
+            engine = engine_of(m.group("url"))
+            if engine is None:
+                continue
+            seen = found.get(m.group("url"))
+            cited = (seen.chapters if seen else ()) + ((name,) if not seen or name not in seen.chapters else ())
+            found[m.group("url")] = EngineSource(engine, seen.text if seen else m.group("text"), m.group("url"), cited)
+    return sorted(found.values(), key=lambda s: (list(ENGINES).index(s.engine), s.url))
+
+
+def _engine_section(chapters: dict[str, str]) -> str:
+    sources = engine_sources(chapters)
+    if not sources:
+        return ""
+    parts = ["\n## Engine code and documentation\n\nWhat the chapters say engines do was read in their code, "
+             "merged pull requests, issues or documentation, on the date the chapter gives (\"as of\"). "
+             "Engines change quickly: follow the link to see what holds today.\n"]
+    for engine in ENGINES:
+        rows = [s for s in sources if s.engine == engine]
+        if rows:
+            parts.append(f"\n### {engine}\n")
+            parts += [f'<p class="course-engine-source"><a href="{html.escape(s.url)}">{html.escape(s.text)}</a> '
+                      f'<span class="course-engine-url">({html.escape(s.url)})</span>. Cited in '
+                      f'{", ".join(html.escape(c) for c in s.chapters)}.</p>' for s in rows]
+    return "\n".join(parts) + "\n"
+
+
+def references_page(chapters: dict[str, str] | None = None) -> str:
+    """The references page in MyST markdown: every work, author-year, with its link; then every link
+    to an engine's code or docs found in `chapters` ({name: Markdown of the chapter}), by engine."""
     rows = []
     for w in sorted(WORKS, key=lambda w: (w.authors.lower(), w.year)):
         title = html.escape(w.title)
@@ -143,4 +216,4 @@ def references_page() -> str:
                     f"{html.escape(w.venue)}.</p>")
     return ("# References\n\nThe papers and books the chapters cite, by first author. A citation in a chapter "
             "links here; each title links to the paper (arXiv or DOI) where it has one.\n\n"
-            '<div class="course-references">\n\n' + "\n".join(rows) + "\n\n</div>\n")
+            '<div class="course-references">\n\n' + "\n".join(rows) + "\n\n</div>\n" + _engine_section(chapters or {}))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import os
+import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -442,3 +444,19 @@ def test_the_page_serves_the_phone_rendition_to_narrow_screens_and_the_figure_to
     assert source and source.groups() == (PHONE_MEDIA, figures[key]["phone"])
     assert re.search(rf'<a class="course-figure" href="_images/{key}.png"[^>]*><picture><source [^>]+>'
                      rf'<img alt="Figure: Speedup \(x: gamma\)" src="_images/{key}.png"', html_page), html_page
+
+
+def test_every_engine_link_of_a_chapter_is_on_the_references_page():
+    """A claim about an engine links to its code or docs in the chapter; the references page lists
+    each such link once, under its engine, with the chapters that cite it."""
+    from autograder import notebooks
+    from book.references import engine_of, references_page
+
+    chapters = {p.stem: "\n\n".join(c.source for c in notebooks.read(p).cells if c.cell_type == "markdown")
+                for p in sorted((Path(__file__).resolve().parents[1] / "solutions").glob("[0-9][0-9]_*.ipynb"))}
+    page = references_page(chapters)
+    links = {url for text in chapters.values() for url in re.findall(r"\]\((https?://[^)\s]+)\)", text)
+             if engine_of(url)}
+    missing = sorted(url for url in links if f'href="{url}"' not in page.replace("&amp;", "&"))
+    assert not missing, f"engine links the references page leaves out: {missing}"
+    assert "Engine code and documentation" in page or not links
