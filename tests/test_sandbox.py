@@ -512,3 +512,39 @@ def test_a_cells_stdout_comes_back_as_one_output_however_the_kernel_flushed_it(t
     got = [(o.output_type, o.get("name"), o.get("text")) for o in nb.cells[0].outputs]
     assert got == [("stream", "stdout", "a\nb\nc\n"), ("stream", "stderr", "e\n"),
                    ("display_data", None, None), ("stream", "stdout", "d\n")], got
+
+
+_PRINT_IN_SANDBOX = ("from tests.test_sandbox import _run; import sys; "
+                     "print('OUT:', _run(['import sys; print(sys.prefix)'])[0].strip())")
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["relative path", "linked environment"])
+def test_a_kernel_starts_however_python_is_called(how, tmp_path):
+    """`cd learner && ../.venv/bin/python -m autograder check ...` and a `.venv` that is a link to an
+    environment elsewhere: the kernel spec names this Python as it was called, a path the sandbox
+    (which binds real folders) did not show, and the kernel died before replying to kernel_info."""
+    repo = Path(__file__).resolve().parents[1]
+    exe = Path(sys.executable)
+    env_dir = exe.parent.parent
+    if how == "relative path":
+        cwd = tmp_path / "learner"
+        cwd.mkdir()
+        python = os.path.relpath(exe, cwd)
+    else:
+        cwd = tmp_path
+        (tmp_path / "venv-link").symlink_to(env_dir, target_is_directory=True)
+        python = str(tmp_path / "venv-link" / exe.relative_to(env_dir))
+    run = __import__("subprocess").run([python, "-c", _PRINT_IN_SANDBOX], cwd=cwd, capture_output=True, text=True,
+                                       timeout=120, env={**os.environ, "PYTHONPATH": str(repo)})
+    assert run.returncode == 0 and "OUT:" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
+    assert os.path.realpath(run.stdout.split("OUT:")[1].strip()) == os.path.realpath(sys.prefix), run.stdout
+
+
+def test_a_kernel_whose_python_the_sandbox_does_not_show_gets_one_sentence(tmp_path):
+    from autograder.errors import CourseError
+
+    with pytest.raises(CourseError, match="cannot start in the sandbox: its Python, .*nowhere.*lies in a folder"):
+        sandbox.bwrap_command([str(tmp_path / "nowhere" / "python"), "-c", "pass"], str(tmp_path),
+                              sandbox.SandboxPolicy(), "bwrap")

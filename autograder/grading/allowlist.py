@@ -91,6 +91,21 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+def interpreter(executable: str | None = None) -> str:
+    """The path by which a sandboxed kernel can start this Python: absolute, without `..`, each
+    folder on the way resolved (a `.venv` that is a link to an environment elsewhere), the file name
+    kept. The sandbox binds real folders only, so `learner/../.venv/bin/python` (a relative path) or
+    `.venv/bin/python` through a linked `.venv` names nothing inside it. The file itself is not
+    resolved: a venv's `bin/python` is a link to the base interpreter, and starting that by its real
+    path would leave the venv.
+
+    >>> interpreter("/usr/bin/../bin/python3") == os.path.join(os.path.realpath("/usr/bin"), "python3")
+    True
+    """
+    exe = os.path.abspath(executable or sys.executable)
+    return os.path.join(os.path.realpath(os.path.dirname(exe)), os.path.basename(exe))
+
+
 def python_trees() -> list[Path]:
     """This interpreter's installation and environment (their real folders), plus its user site.
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from jupyter_client import AsyncKernelManager
 
+from ..errors import CourseError
 from ..paths import hidden_from_student_code
 from ..progress import log as progress_log
 from . import allowlist
@@ -116,6 +117,13 @@ def write_identity(work: Path) -> None:
         (folder / name).write_text(text)
 
 
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def _bound_trees(args: list[str]) -> list[Path]:
     return [Path(args[i + 1]) for i, a in enumerate(args) if a == "--ro-bind"]
 
@@ -150,6 +158,11 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
     args += ["--dev", "/dev", "--proc", "/proc", "--size", str(shm), "--tmpfs", "/dev/shm"]
     # A hidden folder that an allowed one shows is emptied (outside them nothing exists to hide).
     trees, masked = _bound_trees(allowed), list(emptied)
+    if os.path.isabs(cmd[0]) and not allowlist.shown(Path(os.path.dirname(cmd[0])), trees, masked):
+        raise CourseError(
+            f"The grading kernel cannot start in the sandbox: its Python, {cmd[0]}, lies in a folder the "
+            f"sandbox does not show (it shows this Python's environment, {', '.join(map(str, allowlist.python_trees()))}); "
+            f"run the course's Python by that environment's own path.")
     for h in dict.fromkeys(Path(os.path.realpath(h)) for h in policy.hide if os.path.isdir(h)):
         if allowlist.shown(h, trees, masked) and not any(h == t or h in t.parents for t in trees):
             args += ["--tmpfs", str(h)]
@@ -176,7 +189,7 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
 
 def limited(cmd: list[str], policy: SandboxPolicy) -> list[str]:
     """`cmd` started through a tiny launcher that sets the memory and CPU-time limits."""
-    return [sys.executable, "-c", _LIMITS, str(policy.memory_bytes), str(policy.cpu_seconds),
+    return [allowlist.interpreter(), "-c", _LIMITS, str(policy.memory_bytes), str(policy.cpu_seconds),
             str(policy.scratch_bytes + 2**20 if policy.scratch_bytes > 0 else 0)] + cmd
 
 
@@ -229,7 +242,11 @@ class SandboxedKernelManager(AsyncKernelManager):
         return spec
 
     def format_kernel_cmd(self, extra_arguments=None):
-        cmd = limited(super().format_kernel_cmd(extra_arguments), self.policy)
+        # The kernel spec names this Python as it was called (maybe `../.venv/bin/python`): name it
+        # by a path the sandbox shows (`allowlist.interpreter`).
+        cmd = [allowlist.interpreter(a) if _same_file(a, sys.executable) else a
+               for a in super().format_kernel_cmd(extra_arguments)]
+        cmd = limited(cmd, self.policy)
         if not self.isolated:
             if self.policy.require_isolation:
                 raise RuntimeError("isolation required but bubblewrap is not available: " + NOT_ISOLATED)
