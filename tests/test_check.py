@@ -115,3 +115,21 @@ def test_every_chapter_ends_with_the_check_button_for_itself():
         assert CHECK_CELL_MARK in cells[-1].source and f"check_button({name!r})" in cells[-1].source
         notes = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and CHECK_NOTE_MARK in c.source]
         assert notes == [1], f"{name}: the note on checking your work should be the second cell, once: {notes}"
+
+
+def test_check_finds_a_chapter_named_without_its_folder(tmp_path):
+    """From the course's root (where a terminal may open) `check 01_cost_model.ipynb` and `check 01`
+    mean the learner's copy; a name that finds nothing gets a sentence saying where it looked."""
+    from autograder.errors import CourseError
+    from autograder.learner.check import find_notebook
+
+    root = tmp_path / "course"
+    for folder in ("chapters", "autograder", "learner"):
+        (root / folder).mkdir(parents=True)
+    mine = root / "learner" / "01_cost_model.ipynb"
+    mine.write_text("{}")
+    for name in ("01_cost_model.ipynb", "01_cost_model", "01", "1", "learner/01_cost_model.ipynb"):
+        assert find_notebook(name, root) == mine, name
+    assert find_notebook("01_cost_model.ipynb", root / "learner") == mine
+    with pytest.raises(CourseError, match=r"No notebook '02_greedy_speculation.ipynb' in .*learner folder"):
+        find_notebook("02_greedy_speculation.ipynb", root)

@@ -34,7 +34,7 @@ from ..grading.feedback import notebook_hidden_lines, scrub
 from ..grading.pipeline import SCORE_PREPROCESSORS
 from ..grading.settings import GradingSettings
 from ..grading.submissions import sanitize
-from ..paths import chapter_names, in_bundle, reference_notebook_path, resolve_chapter
+from ..paths import chapter_names, in_bundle, reference_notebook_path, resolve_chapter, working_folder
 from ..notebooks import grade_id_of, is_grade, is_locked, is_solution
 
 # What runs on the notebook once its test cells are the instructor's: grading's own list.
@@ -214,10 +214,34 @@ def _record(path: Path, outcomes: list[TestOutcome]) -> str:
     return f"Recorded in your progress log: {log} (`python -m autograder progress` shows it)."
 
 
+def find_notebook(name: str, cwd: Path | None = None) -> Path:
+    """The notebook a learner means by `name`: a path as given, else a chapter named by its file name
+    or number (`01_cost_model.ipynb`, `01_cost_model`, `01`, `1`) in the learner's folder seen from
+    `cwd` (its `learner/` from the course's root, where JupyterLab's terminal may open; `cwd` itself
+    elsewhere). A name that finds nothing gets a sentence saying where it looked."""
+    cwd = Path.cwd() if cwd is None else cwd
+    given = cwd / name
+    if given.is_file():
+        return given
+    folder = working_folder(cwd)
+    candidates = [folder / name, folder / f"{name}.ipynb"]
+    try:
+        candidates.append(folder / f"{resolve_chapter(name)}.ipynb")
+    except CourseError:
+        pass
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    places = f"{cwd}" if folder == cwd else f"{cwd} or in your learner folder, {folder}"
+    raise CourseError(f"No notebook {name!r} in {places}. Name a chapter by its file "
+                      f"(python -m autograder check learner/01_cost_model.ipynb) or its number (check 01).")
+
+
 def main(args) -> int:
     status = 0
-    for path in args.notebooks:
-        outcomes, elapsed = run_check(Path(path), timeout=args.timeout)
+    for name in args.notebooks:
+        path = find_notebook(name)
+        outcomes, elapsed = run_check(path, timeout=args.timeout)
         print(format_report(outcomes, elapsed, Path(path).name))
         print(_record(Path(path), outcomes))
         if in_bundle():
