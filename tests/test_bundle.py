@@ -137,7 +137,7 @@ def test_the_bundle_is_a_course_for_learners(bundle):
     # No chapter points at a folder of the course that the bundle lacks.
     for path in sorted((bundle / "chapters").glob("*.ipynb")):
         text = "\n".join(c.source for c in notebooks.read(path).cells)
-        for hit in re.findall(r"\b((?:%s)/[\w./-]*)" % "|".join(map(re.escape, _REPO_FOLDERS)), text):
+        for hit in re.findall(r"(?<![\w/.])((?:%s)/[\w./-]*)" % "|".join(map(re.escape, _REPO_FOLDERS)), text):
             assert (bundle / hit.rstrip("./")).exists(), f"{path.name} points at {hit}, which the bundle lacks"
     # `./course test` is not offered: its help leaves it out, and run anyway it says why, plainly.
     done = _in_bundle(bundle, "./course", "help")
