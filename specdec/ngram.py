@@ -62,23 +62,29 @@ def _check_nk(n, k) -> None:
     check_int(k, "k (the most tokens to propose)", low=0, must="an int >= 0")
 
 
-def ngram_draft(context: Sequence[Hashable], n: int, k: int) -> list:
-    """Prompt-lookup draft: up to k tokens that followed the most recent earlier occurrence
-    of the longest suffix of length <= n that occurred earlier; [] if none did.
+def ngram_draft(context: Sequence[Hashable], n: int, k: int, match: str = "recent") -> list:
+    """Prompt-lookup draft: up to k tokens that followed an earlier occurrence of the longest
+    suffix of length <= n that occurred earlier; [] if none did. `match` picks the occurrence:
+    "recent" the largest start (the default), "earliest" the smallest.
 
     >>> ngram_draft([1, 2, 3, 1, 2], n=2, k=3)
     [3, 1, 2]
+    >>> ngram_draft("a b c X a b c Y a b c".split(), n=3, k=2, match="earliest")
+    ['X', 'a']
     >>> ngram_draft(["a", "b"], n=2, k=3)
     []
     """
     _check_nk(n, k)
+    if match not in ("recent", "earliest"):     # "continue" needs state: PromptLookup has it
+        raise ValueError(f"match must be 'recent' or 'earliest', got {match!r}")
     context = list(context)
     L = len(context)
     if k == 0:
         return []
     for m in range(min(n, L - 1), 0, -1):
         suffix = context[L - m:]
-        for start in range(L - m - 1, -1, -1):          # most recent first; start < L - m
+        starts = range(L - m - 1, -1, -1) if match == "recent" else range(L - m)   # start < L - m
+        for start in starts:
             if context[start:start + m] == suffix:
                 return context[start + m:start + m + k]
     return []

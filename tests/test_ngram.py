@@ -115,3 +115,23 @@ def test_bad_match_rule():
         PromptLookup([1, 2], 2, match="latest")
     with pytest.raises(ValueError):
         lookup_acceptance([1], [1, 2], 2, 2, match="first")
+
+
+def test_earliest_rule_matches_its_definition_and_the_index():
+    assert ngram_draft("a b c X a b c Y a b c".split(), 3, 2, match="earliest") == ["X", "a"]
+    assert ngram_draft("q a Z x y a".split(), 3, 2, match="earliest") == ["Z", "x"]
+    rng = np.random.default_rng(2)
+    for _ in range(400):
+        ctx = rng.integers(0, int(rng.integers(2, 5)), size=int(rng.integers(0, 25))).tolist()
+        n, k = int(rng.integers(1, 5)), int(rng.integers(0, 5))
+        got = ngram_draft(ctx, n, k, match="earliest")
+        L, want = len(ctx), []
+        for m in range(min(n, L - 1), 0, -1):
+            starts = [s for s in range(L - m) if ctx[s:s + m] == ctx[L - m:]]
+            if starts:
+                want = ctx[min(starts) + m:min(starts) + m + k]
+                break
+        assert got == want
+        assert PromptLookup(ctx, n, match="earliest").draft(k) == got
+    with pytest.raises(ValueError):
+        ngram_draft([1, 2, 1], 2, 1, match="continue")
