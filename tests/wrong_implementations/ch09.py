@@ -1,14 +1,18 @@
-"""Wrong answers to the chapter 09 exercise (`ngram_draft`), to prove its tests have power.
+"""Wrong answers to the chapter 09 exercise (`ngram_draft` with its two occurrence rules), to prove
+its tests have power.
 
 Each value replaces the solution cell `ex_ngram_draft` of solutions/09_drafters.ipynb.
 The tests are deterministic (no sampling), so each entry is caught by a named failing case;
 the comment above each entry says which test cell catches it first (E = test_ngram_example,
-D = test_ngram_edges, R = test_ngram_random; "visible" or "hidden" part).
+A = test_ngram_earliest, D = test_ngram_edges, R = test_ngram_random; "visible" or "hidden" part).
+The older entries take no `match` argument, so they also fail A and R's earliest half (TypeError);
+the comment names the cell that catches their own mistake.
 """
 from tests.wrong_implementations.delegation import delegation_forms
 
 
 _HEAD = "def ngram_draft(context, n, k):\n"
+_HEAD_M = 'def ngram_draft(context, n, k, match="recent"):\n'
 
 WRONG = {
     "ex_ngram_draft": {
@@ -23,14 +27,83 @@ WRONG = {
             if context[s:s + m] == suffix:
                 return context[s + m:s + m + k]
     return []''',
-        # E visible: the earliest occurrence (index 0) proposes ['X', 'a'].
-        "first_occurrence": _HEAD + '''    context = list(context)
+        # E visible: the earliest occurrence (index 0) proposes ['X', 'a'] whatever the rule asks.
+        "first_occurrence": _HEAD_M + '''    context = list(context)
     L = len(context)
     if k <= 0:
         return []
     for m in range(min(n, L - 1), 0, -1):
         suffix = context[L - m:]
-        for s in range(0, L - m):                   # BUG: oldest occurrence first
+        for s in range(0, L - m):                   # BUG: oldest occurrence first, match ignored
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # A visible: match ignored, always the most recent occurrence -> ['Y', 'a'] for match='earliest'.
+        "match_ignored_always_recent": _HEAD_M + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        for s in range(L - m - 1, -1, -1):          # BUG: the rule is never consulted
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # A visible: the earliest scan runs up to the suffix itself; 'q a Z x y a' then finds 'x y a' at its
+        # own place (nothing follows) instead of falling back to 'a'.
+        "earliest_reaches_the_suffix": _HEAD_M + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        starts = range(L - m - 1, -1, -1) if match == "recent" else range(L - m + 1)   # BUG: includes L - m
+        for s in starts:
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # A hidden: Saxena's variant, the earliest occurrence with k tokens after it; 'a a a a' (n=1, k=5)
+        # then finds none and proposes [].
+        "earliest_needs_k_tokens": _HEAD_M + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        if match == "recent":
+            starts = range(L - m - 1, -1, -1)
+        else:
+            starts = [s for s in range(L - m) if s + m + k <= L]     # BUG: only full-length proposals
+        for s in starts:
+            if context[s:s + m] == suffix:
+                return context[s + m:s + m + k]
+    return []''',
+        # R hidden: the earliest rule taken over every suffix length at once (smallest start of any matching
+        # suffix), so a short suffix that occurred early beats the longest one.
+        "earliest_over_all_lengths": _HEAD_M + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    if match == "recent":
+        for m in range(min(n, L - 1), 0, -1):
+            for s in range(L - m - 1, -1, -1):
+                if context[s:s + m] == context[L - m:]:
+                    return context[s + m:s + m + k]
+        return []
+    for s in range(L):                              # BUG: earliest start first, any suffix length
+        for m in range(min(n, L - 1), 0, -1):
+            if s < L - m and context[s:s + m] == context[L - m:]:
+                return context[s + m:s + m + k]
+    return []''',
+        # D visible: a misspelt rule is accepted (treated as 'recent') instead of raising ValueError.
+        "unknown_match_accepted": _HEAD_M + '''    context = list(context)
+    L = len(context)
+    if k <= 0:
+        return []
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = context[L - m:]
+        starts = range(L - m) if match == "earliest" else range(L - m - 1, -1, -1)   # BUG: no check of match
+        for s in starts:
             if context[s:s + m] == suffix:
                 return context[s + m:s + m + k]
     return []''',
@@ -162,7 +235,7 @@ WRONG = {
             if context[s:s + m] == suffix:
                 return tuple(context[s + m:s + m + k])  # BUG: the wrong type
     return ()''',
-        **delegation_forms("def ngram_draft(context, n, k):", "specdec.ngram", "ngram_draft"),
+        **delegation_forms('def ngram_draft(context, n, k, match="recent"):', "specdec.ngram", "ngram_draft"),
     },
 }
 
@@ -170,6 +243,11 @@ WRONG = {
 MESSAGES = {f"ex_ngram_draft/{bug}": words for bug, words in {
     "suffix_matches_itself": "matched itself at the end",
     "first_occurrence": "follows the earliest occurrence",
+    "match_ignored_always_recent": "That follows the most recent occurrence",
+    "earliest_reaches_the_suffix": "must start before the suffix",
+    "earliest_needs_k_tokens": "fewer than k tokens after it are fine",
+    "earliest_over_all_lengths": "the longest suffix with an earlier occurrence",
+    "unknown_match_accepted": "must raise ValueError",
     "no_fallback": "from n down to 1",
     "fallback_one_step_only": "from n down to 1",
     "shortest_suffix_first": "longest suffix that occurred earlier wins",
