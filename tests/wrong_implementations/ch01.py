@@ -10,6 +10,7 @@ from tests.wrong_implementations.delegation import delegation_forms
 
 _T_PASS_DEF = "def t_pass(B, k, t_W, t_K, t_F, t_0=0.0):"
 _FREE_K_DEF = "def largest_free_k(model, gpu, n_gpu, T_bar, B):"
+_WO_DEF = "def weight_only_free_k(model, gpu, T_bar, B, s_W):"
 
 # The library's functions have the exercises' own names, so delegation_forms' thin wrapper would only call
 # itself (RecursionError); a learner imports the library's function under another name, and that form
@@ -172,4 +173,92 @@ WRONG = {
 ''' + _FREE_K_TIMES + '''    return int(math.floor((t_W + B * t_K) / (B * t_F)))
 ''',
     },
+}
+
+_WO_HEAD = '''def weight_only_free_k(model, gpu, T_bar, B, s_W):
+    """Largest free k with the weights stored at s_W bytes each."""
+    if s_W <= 0 or B < 1 or T_bar < 0:
+        raise ValueError("need s_W > 0, B >= 1, T_bar >= 0")
+    attention = 4 * model.n_layers * model.d_attn * T_bar
+'''
+
+
+def _wo(memory: str, per_token: str, finish: str = "    return int(math.floor(memory / per_token))\n") -> str:
+    return _WO_HEAD + f"    memory = {memory}\n    per_token = {per_token}\n" + finish
+
+
+_WO_MEMORY = "(s_W * model.n_params + B * T_bar * model.kv_bytes_per_token) / gpu.bandwidth"
+_WO_PER_TOKEN = "B * (2 * model.n_active + attention) / gpu.flops_bf16"
+_WO_GUARDED = """    k = math.floor(memory / per_token)
+    while (k + 1) * per_token <= memory:
+        k += 1
+    return int(k)
+"""
+
+# The library has no weight-only function: a learner hands the exercise over by calling largest_free_k on the
+# model with its bytes per weight replaced (dataclasses.replace). The three forms, all right answers, are
+# refused by the hidden assert_own_work check of every test cell ("... calls the course library's ...").
+WRONG["ex_weight_only_free_k"] = {
+    "delegate_same_object": f"""from dataclasses import replace
+from specdec.cost_model import largest_free_k as library_free_k
+
+{_WO_DEF}
+    return library_free_k(replace(model, bytes_per_weight=s_W, fp8_gemms=False), gpu, 1, T_bar, B)
+""",
+    "delegate_thin_wrapper": f"""from dataclasses import replace
+from specdec.cost_model import step_cost
+
+{_WO_DEF}
+    return step_cost(replace(model, bytes_per_weight=s_W, fp8_gemms=False), gpu, 1, T_bar).largest_free_k(B)
+""",
+    "delegate_through_module": f"""from dataclasses import replace
+import specdec.cost_model as cost_model_lib
+
+{_WO_DEF}
+    return cost_model_lib.largest_free_k(replace(model, bytes_per_weight=s_W, fp8_gemms=False), gpu, 1, T_bar, B)
+""",
+    # test_weight_only_short_context (visible): a 4-bit weight taken to multiply 4 times as fast: t_F shrinks with
+    # t_W and the range stays at the bfloat16 295 instead of 73; the message names both sides.
+    "arithmetic_shrinks_too": _wo(_WO_MEMORY, "B * (2 * model.n_active * s_W / 2 + attention) / gpu.flops_bf16"),
+    # test_weight_only_short_context (visible): the model's own 2 bytes per weight, s_W ignored: 295 instead of 73.
+    "ignores_s_W": _wo("(model.bytes_per_weight * model.n_params + B * T_bar * model.kv_bytes_per_token) / gpu.bandwidth",
+                       _WO_PER_TOKEN),
+    # test_weight_only_batch_context (visible): the cache quantized with the weights (B=64, T_bar=4096).
+    "cache_shrinks_too": _wo("(s_W * model.n_params + B * T_bar * model.kv_bytes_per_token * s_W / 2) / gpu.bandwidth",
+                             _WO_PER_TOKEN),
+    # test_weight_only_batch_context (visible): no attention FLOPs (B=64, T_bar=4096).
+    "ignores_attention_arithmetic": _wo(_WO_MEMORY, "B * 2 * model.n_active / gpu.flops_bf16"),
+    # test_weight_only_short_context (hidden): DeepSeek-V3 in 4 bits, B=1: n_params in the FLOPs.
+    "total_params_in_flops": _wo(_WO_MEMORY, "B * (2 * model.n_params + attention) / gpu.flops_bf16"),
+    # test_weight_only_batch_context (visible): one cache read for the whole batch (B=64, T_bar=4096).
+    "cache_read_once_not_per_sequence": _wo("(s_W * model.n_params + T_bar * model.kv_bytes_per_token) / gpu.bandwidth",
+                                            _WO_PER_TOKEN),
+    # test_weight_only_batch_context: rounds to the nearest integer instead of down.
+    "round_instead_of_floor": _wo(_WO_MEMORY, _WO_PER_TOKEN, "    return int(round(memory / per_token))\n"),
+    # test_weight_only_batch_context (hidden): power-of-two toy, ratio exactly 2 -> 1 (strict <).
+    "strict_inequality": _wo(_WO_MEMORY, _WO_PER_TOKEN, "    return int(math.ceil(memory / per_token)) - 1\n"),
+    # test_weight_only_short_context (visible): the FLOP rate of eight GPUs against the bandwidth of one: 590 instead of 73.
+    "bandwidth_of_one_flops_of_eight": _wo(_WO_MEMORY, "B * (2 * model.n_active + attention) / (8 * gpu.flops_bf16)",
+                                           _WO_GUARDED),
+    # test_weight_only_bad_input (visible): s_W = 0 returns a number instead of raising ValueError.
+    "no_input_checks": f"""{_WO_DEF}
+    memory = {_WO_MEMORY}
+    per_token = B * (2 * model.n_active + 4 * model.n_layers * model.d_attn * T_bar) / gpu.flops_bf16
+    return int(math.floor(memory / per_token))
+""",
+}
+
+# The words each likely wrong answer must read in some failing test cell (its misconception named).
+MESSAGES = {
+    "ex_t_pass/sum_instead_of_max": "Did you add the two sides instead of taking the max?",
+    "ex_largest_free_k/ridge_point_inverted": "check you used pi/beta, not beta/pi",
+    "ex_largest_free_k/total_params_in_flops": "Use n_active for the FLOPs",
+    "ex_largest_free_k/assumes_two_bytes_per_weight": "bytes_per_weight for the bytes",
+    "ex_largest_free_k/strict_inequality": "the boundary counts as free",
+    "ex_weight_only_free_k/arithmetic_shrinks_too": "the products still run at the bfloat16 rate",
+    "ex_weight_only_free_k/ignores_s_W": "only the bytes of the weights shrink (use s_W for them)",
+    "ex_weight_only_free_k/cache_shrinks_too": "The KV cache stays in bfloat16",
+    "ex_weight_only_free_k/ignores_attention_arithmetic": "includes attention over its T_bar cached tokens",
+    "ex_weight_only_free_k/total_params_in_flops": "Multiply only the active parameters",
+    "ex_weight_only_free_k/strict_inequality": "the boundary counts as free",
 }
