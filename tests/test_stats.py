@@ -108,3 +108,83 @@ def test_a_biased_sampler_fails_hard(tv):
     rng = np.random.default_rng(7)
     r = chi_square(count_outcomes(rng.choice(6, size=20_000, p=_biased(P6, tv))), P6)
     assert r.p_value < 1e-12, r.summary()
+
+
+# --- the promise: an exact sampler fails with probability below P_FAIL, whatever the table -----
+
+from autograder.stats import _tail_table  # noqa: E402  (the bound's table, to judge every outcome at once)
+
+
+def _fails(statistics, expected):
+    """For each statistic of a table, whether `chi_square` would fail it (vectorised `tail_bound`)."""
+    h, tail = _tail_table(tuple(round(float(e), 9) for e in expected))
+    index = np.minimum(np.ceil(np.asarray(statistics) / h), len(tail) - 1).astype(int)
+    return tail[index] < P_FAIL
+
+
+def _exact_failure_rate(n, probs, decide):
+    """The exact probability that a table of n draws from `probs` (2 or 3 cells) fails `decide`."""
+    probs = np.asarray(probs, float)
+    e = n * probs
+    if len(probs) == 2:
+        counts = np.stack([np.arange(n + 1), n - np.arange(n + 1)], -1)
+    else:
+        a, b = np.triu_indices(n + 1)            # a <= b: counts (a, b - a, n - b)
+        counts = np.stack([a, b - a, n - b], -1)
+    pmf = scipy_stats.multinomial.pmf(counts, n, probs)
+    statistics = ((counts - e) ** 2 / e).sum(-1)
+    return float(pmf[decide(statistics, e)].sum())
+
+
+# The shapes where the chi-square approximation breaks its promise most (a rare cell expecting
+# 5 to 20 outcomes), in tables of 200 to 20,000 draws, and the balanced extreme.
+SMALL_TABLES = [(200, [5, 195]), (200, [8, 192]), (200, [12, 188]), (200, [20, 180]), (2000, [5, 1995]),
+                (20_000, [14.25, 19_985.75]), (20_000, [10_000, 10_000]), (200, [5, 6, 189]),
+                (200, [10, 20, 170]), (150, [50, 50, 50])]
+
+
+@pytest.mark.parametrize("n, expected", SMALL_TABLES)
+def test_an_exact_sampler_fails_below_the_promise_on_small_tables(n, expected):
+    probs = np.array(expected) / n
+    rate = _exact_failure_rate(n, probs, _fails)
+    assert rate < P_FAIL, f"{n} draws, expected counts {expected}: an exact sampler fails with probability {rate:.2e}"
+
+
+def test_the_chi_square_approximation_alone_breaks_the_promise():
+    # What the bound repairs: failing on the textbook p-value fails an exact sampler 51 times too often.
+    textbook = lambda s, e: scipy_stats.chi2.sf(s, len(e) - 1) < P_FAIL
+    rate = _exact_failure_rate(200, [5 / 200, 195 / 200], textbook)
+    assert rate > 50 * P_FAIL, rate
+
+
+def _chapter_like_law(cells, seed):
+    """A law shaped like a round's emitted lists: a few likely outcomes, a long tail of rare ones."""
+    rng = np.random.default_rng(seed)
+    law = rng.dirichlet(np.full(cells, 0.3))
+    return np.sort(law)[::-1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n, cells, level", [(6_000, 31, 1e-3), (8_000, 250, 1e-3), (3_000, 60, 3e-4)])
+def test_the_bound_is_conservative_on_chapter_sized_tables(n, cells, level):
+    # Tables as the chapters draw them (thousands of rounds, tens to hundreds of outcomes, rare ones
+    # pooled): too large to enumerate, so Monte Carlo at a level it can resolve. The bound must not
+    # fail an exact sampler more often than its level (observed rate below level + 4 standard errors).
+    law = _chapter_like_law(cells, seed=cells)
+    rng = np.random.default_rng(0)
+    draws, chunk = int(200 / level), 50_000             # about 200 failures at the level itself
+    failed = 0
+    for _ in range(draws // chunk):
+        counts = rng.multinomial(n, law, size=chunk)
+        results = [chi_square(dict(enumerate(row)), law) for row in counts[:1]]      # the pooled table
+        keep = [int(label) for cell in results[0].cells for label in [cell.label] if label.isdigit()]
+        pooled = [i for i in range(cells) if i not in keep]
+        table = np.column_stack([counts[:, keep], counts[:, pooled].sum(1)]) if pooled else counts[:, keep]
+        e = np.append(n * law[keep], n * law[pooled].sum()) if pooled else n * law[keep]
+        statistic = ((table - e) ** 2 / e).sum(1)
+        h, tail = _tail_table(tuple(round(float(v), 9) for v in e))
+        bound = tail[np.minimum(np.ceil(statistic / h), len(tail) - 1).astype(int)]
+        failed += int((bound < level).sum())
+    rate = failed / draws
+    print(f"{cells} outcomes, {n} draws: failure rate {rate:.2e} at level {level}")
+    assert rate <= level + 4 * np.sqrt(level / draws), f"{cells} outcomes, {n} draws: rate {rate:.2e} at level {level}"
