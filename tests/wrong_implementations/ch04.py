@@ -13,8 +13,10 @@ tests; an exact sampler gives about dof ± sqrt(2 dof)):
 
     E1 = test_verify_edge_cases, hidden: one-hot draft rows, gamma=2, V=3, 3,000 rounds
     E2 = test_verify_edge_cases, hidden: gamma=1, V=3, 3,000 rounds
-    W  = test_verify_distribution, visible: gamma=2, V=3, 6,000 rounds (30 dof after pooling)
-    WH = test_verify_distribution, hidden: gamma=3, V=4, 8,000 rounds (206 dof after pooling)
+    W  = test_verify_distribution, visible: gamma=2, V=3, 6,000 rounds (31 outcomes, 30 dof; nothing is pooled:
+         the rarest outcome expects 12)
+    WH = test_verify_distribution, hidden: gamma=3, V=4, 8,000 rounds (294 outcomes; the 88 expected fewer than
+         5 times are pooled into one cell, 206 dof)
     B  = test_verify_bigram, visible: bigram pair (seed 0), gamma=3, 4,000 sequences (35 dof)
     BH = test_verify_bigram, hidden: bigram pair (seed 5, noise 1.0), gamma=1, 3,000 sequences (34 dof)
 
