@@ -10,6 +10,13 @@ so that its prose, which describes a sweep over gamma, has that sweep beside it.
     ...                            predicted_ideal=1.6, predicted_pass=1.44, predicted_full=1.42)])
     >>> print(full_run_table(rec).splitlines()[3])
         3      2.46       2.39             1.32 (0.04)      1.60      1.44  1.42
+    >>> fit = prediction_fit(rec)
+    >>> round(fit["predicted_full"]["worst"], 3), fit["predicted_full"]["same_best"], fit["predicted_full"]["fits"]
+    (0.076, True, True)
+
+`prediction_fit` is the course's test of a prediction: within `TOLERANCE` (10 %) of the measured
+median at every gamma, and the same best gamma; a record also carries, per gamma, the in-run
+costs (c, r_gamma, o_round, first passes) each prediction was built from, so a miss can be traced.
 """
 from __future__ import annotations
 
@@ -17,6 +24,8 @@ import json
 from pathlib import Path
 
 RECORD_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "lab12_cpu.json"
+PREDICTORS = {"predicted_ideal": "ideal", "predicted_pass": "+pass", "predicted_full": "full"}
+TOLERANCE = 0.10          # a prediction fits when it is this close to the measured median at every gamma
 
 
 def recorded_full_run(path: Path = RECORD_PATH) -> dict | None:
@@ -38,3 +47,41 @@ def full_run_table(record: dict) -> str:
         lines.append(f"calibration, T = {T}: {cal['rounds']} rounds; first position: conditional acceptance "
                      f"{cal['conditional_acceptance'][0]:.3f}, mean exact alpha {cal['mean_alpha'][0]:.3f}")
     return "\n".join(lines)
+
+
+def prediction_fit(record: dict) -> dict:
+    """{predictor: {'errors': [relative error at each gamma], 'worst': largest |error|, 'best_gamma': its argmax,
+    'same_best': whether it is the measured best gamma, 'fits': worst <= TOLERANCE and same_best}}."""
+    rows = record["per_gamma"]
+    measured_best = max(rows, key=lambda r: r["speedup_median"])["gamma"]
+    out = {}
+    for key in PREDICTORS:
+        errors = [r[key] / r["speedup_median"] - 1 for r in rows]
+        best = max(rows, key=lambda r: r[key])["gamma"]
+        worst = max(abs(e) for e in errors)
+        out[key] = dict(errors=errors, worst=worst, best_gamma=best, same_best=best == measured_best,
+                        fits=worst <= TOLERANCE and best == measured_best)
+    return out
+
+
+def fit_lines(record: dict) -> list[str]:
+    """One line per predictor: its error at each gamma, the gamma it puts best, and whether it fits."""
+    measured_best = max(record["per_gamma"], key=lambda r: r["speedup_median"])["gamma"]
+    lines = [f"measured best gamma {measured_best}; a prediction fits when it is within {TOLERANCE:.0%} of the "
+             "measured median at every gamma and puts the best gamma there too"]
+    for key, fit in prediction_fit(record).items():
+        errs = ", ".join(f"{100 * e:+.0f} %" for e in fit["errors"])
+        lines.append(f"{PREDICTORS[key]:>6}: error by gamma {errs}; best gamma {fit['best_gamma']}: "
+                     + ("FITS" if fit["fits"] else "does not fit"))
+    return lines
+
+
+def cost_lines(record: dict) -> list[str]:
+    """The in-run costs behind the full prediction at each gamma, when the record has them (in plain steps)."""
+    if not all("costs" in r for r in record["per_gamma"]):
+        return ["(this record has no in-run costs per gamma: it predates them)"]
+    lines = ["gamma   in-run c   r_gamma   o_round   F_spec    (units: one plain step; "
+             f"o_plain {record['o_plain']:.3f}, F_plain {record['first_plain']:.2f})"]
+    lines += [f"{r['gamma']:5d}   {r['costs']['c']:8.3f}   {r['costs']['r_gamma']:7.3f}   {r['costs']['o_round']:7.3f}"
+              f"   {r['costs']['first_spec']:6.2f}" for r in record["per_gamma"]]
+    return lines
