@@ -131,3 +131,31 @@ def kl_divergence(p, q) -> np.ndarray | float:
         terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)     # (..., V)
     out = terms.sum(axis=-1)
     return scalar_or_array(out)
+
+
+def emitted_distribution(p, q, q_drawn) -> np.ndarray:
+    """Exact law of the token one step of the speculative rule emits when the verifier keeps a
+    draft x with probability min(1, p(x)/q(x)) and refills a rejection from norm(max(0, p - q)),
+    but the draft really drew x from `q_drawn` (rows along the last axis).
+
+    With q_drawn == q the answer is p (the rule is exact); a verifier that uses the wrong q is not.
+    Tokens with q_drawn(x) = 0 are never proposed and contribute nothing; when no draft can be
+    rejected the residual is never used. `q_drawn` must be 0 wherever `q` is 0.
+
+    >>> p, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.6, 0.2])
+    >>> emitted_distribution(p, q, q)                       # the verifier uses the real q: exact
+    array([0.5, 0.3, 0.2])
+    >>> emitted_distribution(p, q, np.array([0.0, 1.0, 0.0]))   # greedy draft, softmax q in the ratio
+    array([0.5, 0.5, 0. ])
+    """
+    p = validate_distribution(p, "p")
+    q = validate_distribution(q, "q")
+    q_drawn = validate_distribution(q_drawn, "q_drawn")
+    p, q = paired_rows(p, q)
+    p, q_drawn = paired_rows(p, q_drawn, ("p", "q_drawn"))
+    if np.any((q == 0) & (q_drawn > 0)):
+        raise ValueError("q_drawn proposes a token the verifier's q gives probability 0")
+    keep = np.minimum(1.0, p / np.where(q > 0, q, 1.0))                # (..., V) never evaluated where q = 0
+    kept = np.where(q_drawn > 0, q_drawn * keep, 0.0)                   # (..., V) drafted and kept
+    rejected = np.clip(1.0 - kept.sum(axis=-1, keepdims=True), 0.0, None)   # (..., 1)
+    return kept + rejected * residual(p, q)                             # residual is p where p == q: unused

@@ -4,10 +4,15 @@ Each value replaces the whole solution cell with that grade_id; every one must l
 while the reference solution gets full marks. The comment above each entry names the test
 cells that catch it and what they see. (No exercise of this chapter samples, so no
 chi-square statistics are involved; the tests compare values with independent formulas.)
+
+MESSAGES names, for the misconceptions of emitted_distribution, words the learner must read in a
+failing cell. RIGHT holds correct answers written another natural way (loops, the other identity):
+each must keep full marks (measured with tests.power.run_power; see the comment above RIGHT).
 """
 
 from tests.wrong_implementations.delegation import delegation_forms
 
+_EMIT_DEF = "def emitted_distribution(p, q, q_drawn):"
 _TV_DEF = "def tv(p, q):"
 _ALPHA_DEF = "def acceptance_rate(p_logits, q_logits, tau):"
 
@@ -47,6 +52,14 @@ _ALPHA_FORMS = {
     return np.minimum(softmax(p_logits, tau), softmax(q_logits, tau)).sum(axis=-1)
 """,
 }
+
+_EMIT_HEAD = _EMIT_DEF + """
+    p, q, q_drawn = (np.asarray(a, dtype=float) for a in (p, q, q_drawn))
+"""
+_KEPT = """    kept = np.zeros_like(p)
+    proposed = q_drawn > 0
+    kept[proposed] = q_drawn[proposed] * np.minimum(1.0, p[proposed] / q[proposed])
+"""
 
 WRONG = {
     "ex_tv": {
@@ -222,5 +235,122 @@ WRONG = {
         return e / e.sum(axis=0, keepdims=True)
     return np.minimum(dist(p_logits), dist(q_logits)).sum(axis=-1)
 ''',
+    },
+    "ex_emitted_distribution": {
+        # The course library's emitted_distribution, handed back three ways; a fourth only borrows residual.
+        # Every test cell's hidden assert_own_work refuses them ("... calls the course library's ...").
+        **delegation_forms(_EMIT_DEF, "specdec.distributions", "emitted_distribution"),
+        "delegate_residual_only": """from specdec.distributions import residual
+
+""" + _EMIT_HEAD + _KEPT + """    return kept + (1.0 - kept.sum()) * residual(p, q)
+""",
+        # "The rule is exact, so the answer is p": true only when q_drawn = q. Passes test_emitted_exact;
+        # caught by test_emitted_hand_values (the draft that always proposes b: p instead of (0.5, 0.5, 0)) and
+        # the hidden reference of test_emitted_mismatch.
+        "returns_p": _EMIT_HEAD + "    return p.copy()\n",
+        # Section 3's broken rule: rejections refilled from p. Running example: (0.35, 0.39, 0.26) instead of p.
+        "refill_from_p": _EMIT_HEAD + _KEPT + "    return kept + (1.0 - kept.sum()) * p\n",
+        # The residual left unnormalised: the output sums to less than 1 (0.79 on the running example).
+        "residual_unnormalised": _EMIT_HEAD + _KEPT + "    return kept + (1.0 - kept.sum()) * np.maximum(p - q, 0.0)\n",
+        # The rejection mass taken as 1 - sum min(p, q), the acceptance of the matched pair: right when
+        # q_drawn = q only. Draft always b: (0.3, 0.5, 0), which sums to 0.8.
+        "rejection_mass_from_overlap": _EMIT_HEAD + _KEPT + """    deficit = np.maximum(p - q, 0.0)
+    if deficit.sum() == 0:
+        return kept
+    return kept + (1.0 - np.minimum(p, q).sum()) * deficit / deficit.sum()
+""",
+        # The deficit itself as the refill (its total is 1 - sum min(p, q)): the same mistake, written shorter.
+        "refill_is_the_deficit": _EMIT_HEAD + _KEPT + "    return kept + np.maximum(p - q, 0.0)\n",
+        # The keep ratio computed with q_drawn (the verifier's q ignored): draft always b gives (0.7, 0.3, 0).
+        "ratio_with_q_drawn": _EMIT_HEAD + """    kept = np.where(q_drawn > 0, q_drawn * np.minimum(1.0, p / np.where(q_drawn > 0, q_drawn, 1.0)), 0.0)
+    deficit = np.maximum(p - q, 0.0)
+    if deficit.sum() == 0:
+        return kept
+    return kept + (1.0 - kept.sum()) * deficit / deficit.sum()
+""",
+        # The residual built from q_drawn: draft always b gives (0.357, 0.5, 0.143).
+        "residual_from_q_drawn": _EMIT_HEAD + _KEPT + """    deficit = np.maximum(p - q_drawn, 0.0)
+    if deficit.sum() == 0:
+        return kept
+    return kept + (1.0 - kept.sum()) * deficit / deficit.sum()
+""",
+        # min(1, p/q) times q_drawn on every token: 0/0 = nan where p = q = q_drawn = 0 (a greedy draft
+        # against a top-p target). Caught by test_emitted_hand_values (nan) and the hidden sparse pairs.
+        "nan_on_never_proposed": _EMIT_HEAD + """    with np.errstate(all="ignore"):
+        kept = q_drawn * np.minimum(1.0, p / q)
+    deficit = np.maximum(p - q, 0.0)
+    if deficit.sum() == 0:
+        return kept
+    return kept + (1.0 - kept.sum()) * deficit / deficit.sum()
+""",
+        # Divides by the residual's total even when it is 0 (p = q): nan. Caught by test_emitted_hand_values
+        # (p = q, drafts always b) and test_emitted_mismatch (p = q gives q_drawn).
+        "residual_zero_total": _EMIT_HEAD + _KEPT + """    deficit = np.maximum(p - q, 0.0)
+    with np.errstate(all="ignore"):
+        return kept + (1.0 - kept.sum()) * deficit / deficit.sum()
+""",
+    },
+}
+
+# Misconceptions of emitted_distribution and words each must meet in some failing test cell.
+MESSAGES = {
+    "ex_emitted_distribution/returns_p": "only when q is the distribution the drafts were really drawn",
+    "ex_emitted_distribution/refill_from_p": "refilled from p",
+    "ex_emitted_distribution/residual_unnormalised": "must be normalised to sum to 1",
+    "ex_emitted_distribution/rejection_mass_from_overlap": "1 minus the mass actually kept",
+    "ex_emitted_distribution/refill_is_the_deficit": "1 minus the mass actually kept",
+    "ex_emitted_distribution/ratio_with_q_drawn": "the verifier's own q",
+    "ex_emitted_distribution/residual_from_q_drawn": "its own residual",
+    "ex_emitted_distribution/nan_on_never_proposed": "never proposed",
+    "ex_emitted_distribution/residual_zero_total": "nothing is ever rejected",
+}
+
+# Correct answers written another natural way: each keeps full marks. Measured by running them through the
+# harness as if they were wrong answers (tests.power.run_power(solution_nb("03_acceptance_rule"), RIGHT)):
+# every test cell passes.
+RIGHT = {
+    "ex_emitted_distribution": {
+        # A loop over the drafted token: kept or refilled.
+        "loop_over_drafts": _EMIT_HEAD + """    gap = np.maximum(p - q, 0.0)
+    out = np.zeros_like(p)
+    for x in range(len(p)):
+        if q_drawn[x] == 0:
+            continue
+        keep = min(1.0, p[x] / q[x])
+        out[x] += q_drawn[x] * keep
+        if keep < 1:
+            out += q_drawn[x] * (1 - keep) * gap / gap.sum()
+    return out
+""",
+    },
+    "ex_tv": {
+        "loop_over_rows": """def tv(p, q):
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    out = np.zeros(p.shape[:-1])
+    for row in np.ndindex(*p.shape[:-1]):
+        out[row] = sum(abs(a - b) for a, b in zip(p[row], q[row])) / 2
+    return out
+""",
+        "one_minus_overlap": """def tv(p, q):
+    return 1.0 - np.minimum(np.asarray(p, dtype=float), np.asarray(q, dtype=float)).sum(axis=-1)
+""",
+        "positive_part": """def tv(p, q):
+    return np.maximum(np.asarray(p, dtype=float) - np.asarray(q, dtype=float), 0.0).sum(axis=-1)
+""",
+    },
+    "ex_acceptance_rate": {
+        "argmax_compare_and_loop": """def acceptance_rate(p_logits, q_logits, tau):
+    zp = np.asarray(p_logits, dtype=float)
+    zq = np.asarray(q_logits, dtype=float)
+    if tau == 0:
+        return (np.argmax(zp, axis=-1) == np.argmax(zq, axis=-1)).astype(float)
+    out = np.zeros(zp.shape[:-1])
+    for row in np.ndindex(*zp.shape[:-1]):
+        a = np.exp((zp[row] - zp[row].max()) / tau)
+        b = np.exp((zq[row] - zq[row].max()) / tau)
+        out[row] = np.minimum(a / a.sum(), b / b.sum()).sum()
+    return out
+""",
     },
 }
