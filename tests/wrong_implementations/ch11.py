@@ -15,8 +15,12 @@ is chi-square 33.4 on 4 dof and 30.7 on 3 dof; p = 1e-12 is 62.4 on 4 dof and 58
 Before the chi-square tests, small cases whose outcome is certain (the diagnose_* helpers of the notebook) name
 the usual slips, so most entries now fail first with a message naming their misconception (MESSAGES, at the end,
 lists the words each must read); the statistics above and below are those the chi-square checks compute.
-A correct verifier written as a Python loop over sequences (one multinomial call per sequence) fails
-test_batched_protocol; it is not listed here because it takes minutes on 200,000 sequences.
+A correct verifier with a Python loop over sequences fails test_batched_protocol (the Python lines it runs grow
+with B); multinomial_per_sequence below is one.
+
+Right answers the tests must accept are in RIGHT at the end (the extra tokens by the exponential race, which
+section 4 teaches as the GPU's answer, and by Gumbel-max); `python -m tests.wrong_implementations.ch11` checks
+that each passes every test cell of its exercise.
 """
 
 from tests.wrong_implementations.delegation import delegation_forms
@@ -85,8 +89,8 @@ WRONG = {
     r = torch.where(mass > 0, missing / mass.clamp_min(1e-300), p[0, n])
     extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)
 ''' + _TAIL,
-        # exact (F3 2.4, S3 3.3, z -0.5), but ignores the generator: fails the protocol test (same seed,
-        #   different output)
+        # exact (F3 2.4, S3 3.3, z -0.5), but draws from torch's global generator: fails the protocol test (the
+        #   global random state changes; same seed, different output)
         "global_random_state": _HEAD + '''    u = torch.rand(B, gamma, dtype=p_x.dtype)                            # BUG: no generator
     n = (u * q_x < p_x).long().cumprod(dim=1).sum(dim=1)
     q_pad = torch.cat([q, torch.zeros(B, 1, V, dtype=q.dtype)], dim=1)
@@ -129,6 +133,16 @@ WRONG = {
         "drafts_left_after_the_stop": _HEAD + _ACCEPT + _RESIDUAL + '''    tokens = torch.cat([drafts.long(), torch.zeros(B, 1, dtype=torch.int64)], dim=1)   # BUG: no -1 padding
     tokens[rows, n] = extra
     return tokens, n''',
+        # exact and seeded right, but returns (n_accepted, tokens): the shape check names the swap
+        "returns_n_then_tokens": _HEAD + _ACCEPT + _RESIDUAL + _TAIL.replace("return tokens, n", "return n, tokens"),
+        # exact, but draws from a generator of its own: the hidden protocol check (different seeds, identical
+        #   accept patterns) catches it
+        "a_generator_of_its_own": _HEAD + "    own = torch.Generator().manual_seed(0)\n"
+        + (_ACCEPT + _RESIDUAL).replace("generator=generator", "generator=own") + _TAIL,
+        # exact, but one multinomial call per sequence: the Python lines it runs grow with B (protocol test)
+        "multinomial_per_sequence": _HEAD + _ACCEPT + _RESIDUAL.replace(
+            "    extra = torch.multinomial(r, 1, generator=generator).squeeze(-1)\n",
+            "    extra = torch.stack([torch.multinomial(r[b], 1, generator=generator)[0] for b in range(B)])\n") + _TAIL,
         **delegation_forms(_DEF, "specdec.engine.batched", "batched_verify"),
     },
 }
@@ -145,7 +159,10 @@ MESSAGES = {
     "ex_batched_verify/bonus_from_the_last_residual": "Past the last draft q is a zero row",
     "ex_batched_verify/accept_on_argmax": "is the greedy rule",
     "ex_batched_verify/rows_of_the_first_sequence": "each sequence uses its own p[b], q[b]",
-    "ex_batched_verify/global_random_state": "pass generator=generator",
+    "ex_batched_verify/global_random_state": "torch's global generator",
+    "ex_batched_verify/returns_n_then_tokens": "you returned (n_accepted, tokens), the two swapped",
+    "ex_batched_verify/a_generator_of_its_own": "not from a generator of your own",
+    "ex_batched_verify/multinomial_per_sequence": "a loop over the batch",
     "ex_batched_verify/zero_row_written_into_q": "changed its inputs",
     "ex_batched_verify/first_reject_by_argmax": "is 0 when there is none",
     "ex_batched_verify/residual_q_minus_p": "that is max(0, q - p)",
@@ -168,6 +185,10 @@ _RHEAD = _RDEF + '''
 _RGATHER = '''    p_x = p[:, :gamma].gather(-1, ids[..., None]).squeeze(-1)
     q_x = q.gather(-1, ids[..., None]).squeeze(-1)
     u = torch.rand(B, gamma, generator=generator, dtype=p_x.dtype)
+'''
+
+
+_RACCEPT = '''    n = ((u * q_x < p_x) & real).long().cumprod(dim=1).sum(dim=1)
 '''
 
 
@@ -199,6 +220,14 @@ WRONG["ex_ragged_verify"] = {
     "padding_ids_gathered": _RHEAD.replace("ids = torch.where(real, drafts.long(), 0)", "ids = drafts.long()  # BUG")
     + _RGATHER + '''    n = ((u * q_x < p_x) & real).long().cumprod(dim=1).sum(dim=1)
 ''' + _rtail("lengths"),
+    # exact, but every random number from torch's global generator: the visible generator check
+    "global_random_state": (_RHEAD + _RGATHER + _RACCEPT + _rtail("lengths")).replace(
+        "generator=generator", "generator=None"),
+    # exact, but returns (n_accepted, tokens)
+    "returns_n_then_tokens": _RHEAD + _RGATHER + _RACCEPT + _rtail("lengths").replace("return tokens, n", "return n, tokens"),
+    # exact, but a fresh generator of its own at every call: the hidden check (different seeds, identical tokens)
+    "a_generator_of_its_own": (_RHEAD + "    own = torch.Generator().manual_seed(0)\n" + _RGATHER + _RACCEPT
+                               + _rtail("lengths")).replace("generator=generator", "generator=own"),
     "delegate_same_object": "from specdec.engine.batched import batched_verify as ragged_verify",
     "delegate_thin_wrapper": '''from specdec.engine.batched import batched_verify as library_batched_verify
 
@@ -217,3 +246,40 @@ MESSAGES.update({
     "ex_ragged_verify/bonus_row_at_gamma": "The zero row belongs at",
     "ex_ragged_verify/padding_ids_gathered": "A padded draft id (-7 here) reached an index",
 })
+
+MESSAGES.update({
+    "ex_ragged_verify/global_random_state": "torch's global generator",
+    "ex_ragged_verify/returns_n_then_tokens": "you returned (n_accepted, tokens), the two swapped",
+    "ex_ragged_verify/a_generator_of_its_own": "not from a generator of your own",
+})
+
+
+# Right answers the tests must accept: the extra tokens drawn by the exponential race (section 4: the argmax of the
+# unnormalized residual divided by exponential noise) or by Gumbel-max (the same race in logarithms), instead of
+# torch.multinomial.
+_ROWS = '''    rows = torch.arange(B)
+    q_n = torch.where((n < gamma)[:, None], q[rows, n.clamp_max(gamma - 1)], 0.0)
+    missing = (p[rows, n] - q_n).clamp_min(0.0)
+'''
+
+RIGHT = {
+    "ex_batched_verify": {
+        "exponential_race": _HEAD + _ACCEPT + _ROWS + '''    clocks = torch.empty_like(missing).exponential_(generator=generator)
+    extra = torch.where(missing > 0, missing / clocks, -1.0).argmax(dim=-1)
+''' + _TAIL,
+        "gumbel_max": _HEAD + _ACCEPT + _ROWS + '''    u2 = torch.rand(missing.shape, generator=generator, dtype=missing.dtype).clamp_min(1e-300)
+    extra = (missing.log() - (-u2.log()).log()).argmax(dim=-1)
+''' + _TAIL,
+    },
+}
+
+
+if __name__ == "__main__":
+    from autograder.notebooks import read
+    from tests.power import run_power
+
+    report = run_power(read("solutions/11_pytorch_verifier.ipynb"), RIGHT)
+    refused = {f"{ex}/{bug}": report.messages[(ex, bug)] for (ex, bug), cells in report.bugs.items()
+               if not all(cells.values())}
+    print(f"{len(report.bugs)} right answers; refused: {refused or 'none'}")
+    raise SystemExit(1 if refused else 0)
