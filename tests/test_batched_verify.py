@@ -11,6 +11,8 @@ statistics below were recorded with the seeds in the tests:
     ragged lengths 0..3 in one batch, 60,000 rounds per length: correct 6.3 / 12.5 / 23.2 / 72.4 on
         2 / 9 / 30 / 93 dof (lengths 0, 1, 2, 3; p 0.04 / 0.19 / 0.81 / 0.94); lengths ignored (every
         request verified over all three slots): 17,089 on 9 dof for length 1 (p 0)
+    argmax drafts (one-hot q), gamma = 3, 200,000 rounds: correct 4.9 on 8 dof (p 0.77); extra token from p
+        instead of p without the draft: 24,754 (p 0)
     greedy and sampled requests in one batch: greedy rows exact (no randomness); sampled rows
         bit-identical to the same call without `greedy`
 
@@ -126,6 +128,25 @@ def test_the_round_test_catches_resampling_from_p():
     law = round_law(P[:3], Q[:2])
     result = chi_square(count_outcomes(rounds(resample_from_p, P[:3], Q[:2], 200_000, 5)), law)
     print(result.summary())                                              # recorded: 19,442
+    assert result.p_value < 1e-12, result.summary()
+
+
+# --- drafts taken by argmax (EAGLE, MTP): a one-hot q, chapter 11 -----------------------------------------
+
+Q_ARGMAX = torch.nn.functional.one_hot(Q.argmax(-1), 3).double()      # (3, 3): point masses on the drafts
+
+
+def test_argmax_drafts_keep_with_p_and_resample_from_p_without_the_draft():
+    # With q one-hot, round_law keeps x with min(p(x), 1) = p(x) and resamples from max(0, p - q): p without x.
+    law = round_law(P, Q_ARGMAX)
+    result = assert_distribution(rounds(batched_verify, P, Q_ARGMAX, 200_000, 7), law, what="argmax drafts, gamma 3")
+    print(result.summary())                                              # recorded: 4.9 on 8 dof
+
+
+def test_the_argmax_draft_test_catches_resampling_from_p():
+    law = round_law(P, Q_ARGMAX)
+    result = chi_square(count_outcomes(rounds(resample_from_p, P, Q_ARGMAX, 200_000, 7)), law)
+    print(result.summary())                                              # recorded: 24,754
     assert result.p_value < 1e-12, result.summary()
 
 
