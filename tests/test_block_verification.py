@@ -103,3 +103,30 @@ def test_protocol_and_bad_input():
     assert out[:2] == [1, 1] and rng.names() == ["random", "random", "choice"]
     with pytest.raises(ValueError):
         block_verify(P, Q[:1], [1, 1], np.random.default_rng(0))
+
+
+def test_the_proofs_steps_hold():
+    """Chapter 04's proof: given a drafted prefix x of length i < gamma, the round keeps exactly i drafts
+    with probability rho_i and at least i with probability w_i."""
+    pair, gamma = make_bigram_pair(seed=1, noise=1.0, V=4), 3
+    for i in range(gamma):
+        for prefix in np.ndindex(*(pair.V,) * i):
+            context = [pair.start, *prefix]
+            if np.prod([pair.q[context[k], prefix[k]] for k in range(i)]) == 0:
+                continue
+            w = 1.0
+            for k in range(i):
+                w = min(1.0, w * pair.p[context[k], prefix[k]] / pair.q[context[k], prefix[k]])
+            rho = np.maximum(w * pair.p[context[-1]] - pair.q[context[-1]], 0.0).sum()
+            exactly = at_least = 0.0
+            for rest in np.ndindex(*(pair.V,) * (gamma - i)):
+                block = [*prefix, *rest]
+                full = [pair.start, *block]
+                weight = np.prod([pair.q[full[k], block[k]] for k in range(i, gamma)])
+                if weight == 0:
+                    continue
+                law = block_round_law(pair.p[full], pair.q[full[:-1]], block)
+                exactly += weight * sum(v for key, v in law.items() if len(key) == i + 1)
+                at_least += weight * sum(v for key, v in law.items() if len(key) >= i + 1)
+            assert exactly == pytest.approx(rho, abs=1e-12), (prefix, exactly, rho)
+            assert at_least == pytest.approx(w, abs=1e-12), (prefix, at_least, w)
