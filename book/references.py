@@ -105,6 +105,12 @@ WORKS = (
          "OpenAI technical report"),
     Work("Goldberg", "1991", "Goldberg, D.", "What Every Computer Scientist Should Know About Floating-Point "
          "Arithmetic", "ACM Computing Surveys 23(1)", "https://doi.org/10.1145/103162.103163"),
+    Work("Liu", "2024", "Liu, X., et al.", "Optimizing Speculative Decoding for Serving Large Language Models "
+         "Using Goodput", "arXiv", "https://arxiv.org/abs/2406.14066"),
+    Work("Huang", "2024", "Huang, K., Guo, X., Wang, M.", "SpecDec++: Boosting Speculative Decoding via Adaptive "
+         "Candidate Lengths", "arXiv", "https://arxiv.org/abs/2405.19715"),
+    Work("DeepSeek-AI", "2025", "DeepSeek-AI", "DeepSeek-V3.2: Pushing the Frontier of Open Large Language Models",
+         "technical report"),
 )
 
 _BY_KEY = {(w.key, w.year): w for w in WORKS}
