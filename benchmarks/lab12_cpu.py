@@ -6,8 +6,10 @@
 The test suite runs the chapter with the short preset (SPECDEC_LAB_PRESET=test); this script runs
 the learner's full preset (the default) once, with SPECDEC_LAB_RECORD naming a file into which the
 notebook's last cell writes what it measured (the sweep over gamma at T = 1: median and interquartile
-range over alternating runs beside the predictions; acceptance on the calibration prompts at both
-temperatures; T = 0.7; the loop measure; the Hugging Face line; the quietness of the machine), and
+range over alternating, unclocked runs beside the three predictions, and per gamma the in-run costs the
+full prediction was built from, measured in separate clocked runs, each gamma beside its own plain run;
+acceptance on the calibration prompts at both temperatures; T = 0.7; the exactness check's draws and
+power; the loop measure; the Hugging Face line; the quietness of the machine), and
 records it with the wall time, so the chapter, its top cell (when a page is made with the short
 preset) and the README can quote a measured full run. On a machine with a GPU and the GPT-2 weights
 the notebook measures that pair instead; this script refuses to record such a run as a CPU result.
@@ -23,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from autograder.authoring.execute import execute
+from specdec.engine.lab_record import cost_lines, fit_lines
 from specdec.engine.timing import Quietness
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,15 +54,24 @@ def write_markdown(record: dict) -> None:
     best = next(r for r in record["per_gamma"] if r["gamma"] == record["best_gamma"])
     quiet = Quietness(record["cpu_share_lowest"], record["cpu_share_median"])
     per_gamma, loop = record["per_gamma"], record["repeated_8gram_mean"]
+    runs = ("alternating unclocked runs" if all("costs" in r for r in per_gamma) else
+            "alternating clocked runs (this record predates unclocked timing and the per-gamma costs)")
     lines = [f"# Chapter 12 in full on the CPU ({record['date']}, {record['machine']})", "",
              f"Whole notebook: {record['seconds']:.0f} s. Wall-clock speedup at T = 1 on the check prompts, median (IQR) "
-             "over alternating runs, beside the prediction from the calibration prompts (full: in-run costs, the "
+             f"over {runs}, beside the prediction from the calibration prompts (full: in-run costs, the "
              "engine's overhead and each request's first passes). " + f"{quiet}: {quiet.verdict()}.", "",
              "| gamma | n_bar measured | n_bar predicted | speedup median (IQR) | predicted: ideal | + pass ratio | full |",
              "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['gamma']} | {r['n_bar']:.2f} | {r['n_bar_predicted']:.2f} | {r['speedup_median']:.2f} "
               f"({r['speedup_iqr']:.2f}) | {r['predicted_ideal']:.2f} | {r['predicted_pass']:.2f} | "
               f"{r['predicted_full']:.2f} |" for r in per_gamma]
+    lines += ["", "Does each prediction fit (within 10 % at every gamma, same best gamma)?", "", "```"] + fit_lines(record)
+    lines += ["```", "", "In-run costs per gamma, from clocked runs on the calibration prompts (median over repeats):", "",
+              "```"] + cost_lines(record) + ["```"]
+    if "exactness" in record:
+        lines += [""] + [f"Exactness, {kind} prompt: {e['draws']} draws (power {e['power']:.3f} against 'resample from p' "
+                         f"at the 1e-6 level); the simulated bug {'caught' if e['bug_caught'] else 'NOT caught'}."
+                         for kind, e in record["exactness"].items()]
     lines += [""] + [f"Calibration prompts, T = {T}: {cal['rounds']} rounds; conditional acceptance by position "
               f"{[round(a, 3) for a in cal['conditional_acceptance']]}, mean exact alpha "
               f"{[round(a, 3) for a in cal['mean_alpha']]}." for T, cal in record.get("calibration", {}).items()]

@@ -166,3 +166,78 @@ def test_quietness_flags_a_run_that_lost_a_tenth_of_its_wall_time(shares, quiet)
 def test_quietness_refuses_shares_that_are_not_shares(bad):
     with pytest.raises(ValueError):
         Quietness.of(bad)
+
+
+def test_an_unclocked_run_puts_no_hook_on_the_models_and_says_so(monkeypatch):
+    """Speedups come from runs without the per-pass hooks (which synchronize a GPU around every pass)."""
+    target, draft = _model(2), _model(1, seed=1)
+    prompts = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
+    seen = []
+    real = measure.model_clock
+    monkeypatch.setattr(measure, "model_clock", lambda **models: seen.append(models) or real(**models))
+    free = run_speculative(target, draft, prompts, 3, 10, temperature=1.0, seed=0, clocked=False)
+    plain = run_plain(target, prompts, 10, temperature=1.0, clocked=False)
+    assert seen == [] and free["passes"] is None and plain["passes"] is None
+    clocked = run_speculative(target, draft, prompts, 3, 10, temperature=1.0, seed=0)
+    assert len(seen) == 1 and clocked["tokens"] == free["tokens"]              # same work, same seed, same tokens
+    assert free["stats"].target_calls == clocked["passes"]["target"].calls
+
+
+def test_alternating_runs_warm_up_then_put_plain_first_and_last_in_turn():
+    order = []
+    runs = {name: (lambda rep, name=name: order.append((name, rep)) or name) for name in ["plain", 1, 2, 3]}
+    out = measure.alternating_runs(runs, 4, seed=0)
+    assert order[:4] == [("plain", -1), (1, -1), (2, -1), (3, -1)]                 # every setting warmed up once
+    reps = [order[4 + 4 * r: 8 + 4 * r] for r in range(4)]
+    assert [r[0][0] for r in reps[::2]] == ["plain", "plain"] and [r[-1][0] for r in reps[1::2]] == ["plain", "plain"]
+    assert all(sorted(str(n) for n, _ in r) == ["1", "2", "3", "plain"] for r in reps)
+    assert len({tuple(n for n, _ in r if n != "plain") for r in reps}) > 1       # the gammas in a fresh shuffle
+    assert [set(o) for o in out] == [{"plain", 1, 2, 3}] * 4
+
+
+def test_speedup_sweep_times_unclocked_runs_and_paired_costs_put_a_plain_run_beside_each_gamma(monkeypatch):
+    target, draft = _model(2), _model(1, seed=1)
+    prompts = [torch.tensor([1, 2, 3]), torch.tensor([4, 5])]
+    calls = []
+    real_plain, real_spec = measure.run_plain, measure.run_speculative
+    monkeypatch.setattr(measure, "run_plain", lambda *a, **k: calls.append(("plain", k.get("clocked", True)))
+                        or real_plain(*a, **k))
+    monkeypatch.setattr(measure, "run_speculative", lambda t, d, p, g, *a, **k: calls.append((g, k.get("clocked", True)))
+                        or real_spec(t, d, p, g, *a, **k))
+    sweep = measure.speedup_sweep(target, draft, prompts, [1, 3], 8, 2, temperature=1.0)
+    assert all(not clocked for _, clocked in calls) and len(calls) == 3 + 2 * 3     # warm-up, then 2 repeats
+    assert {g: len(v) for g, v in sweep["speedup"].items()} == {1: 2, 3: 2} and len(sweep["cpu_share"]) == 6
+    assert all(s > 0 for v in sweep["speedup"].values() for s in v)
+    calls.clear()
+    parts = measure.paired_costs(target, draft, prompts, [1, 3], 8, 2, temperature=1.0)
+    assert all(clocked for _, clocked in calls) and len(calls) == 8
+    pairs = [calls[i:i + 2] for i in range(0, 8, 2)]
+    assert all(sorted(str(n) for n, _ in pair)[-1] == "plain" and len({n for n, _ in pair}) == 2 for pair in pairs)
+    assert [pair[0][0] for pair in pairs[:2]] == ["plain", "plain"] and [pair[1][0] for pair in pairs[2:]] == ["plain"] * 2
+    assert {g: len(v) for g, v in parts.items()} == {1: 2, 3: 2}
+    assert set(measure.median_costs(parts[3])) == {"o_plain", "first_plain", "c", "r_gamma", "o_round", "first_spec"}
+
+
+def test_the_power_of_a_chi_square_check_is_the_noncentral_law_and_the_courses_pooling():
+    """engine.power against a simulation of the course's own test, and against its pooling."""
+    import numpy as np
+    from autograder.stats import chi_square, count_outcomes
+    from specdec.engine.power import chi_square_power, draws_for_power, pooled_cells
+    p = np.array([0.3, 0.25, 0.2, 0.15, 0.06, 0.04])
+    w = np.array([0.27, 0.25, 0.2, 0.15, 0.06, 0.07])
+    n, level = 600, 1e-2
+    rng = np.random.default_rng(0)
+    trials = 1500
+    rejected = sum(chi_square(count_outcomes(rng.choice(6, size=n, p=w).tolist()), p.tolist()).p_value < level
+                   for _ in range(trials))
+    predicted = chi_square_power(p, w, n, level)
+    assert abs(rejected / trials - predicted) < 4 * np.sqrt(predicted * (1 - predicted) / trials) + 0.02, (
+        rejected / trials, predicted)
+    for m in (20, 60, 100, 400):                                    # the same cells as the course's test forms
+        pooled = chi_square({i: 0 for i in range(5)} | {5: m}, p.tolist())
+        assert len(pooled_cells(p, m)) - 1 == pooled.dof, m
+        assert sorted(len(c) for c in pooled_cells(p, m) if len(c) > 1) == ([len(pooled.pooled)] if pooled.pooled else [])
+    need = draws_for_power(p, w, power=0.99, level=1e-6)
+    assert chi_square_power(p, w, need) >= 0.99 > chi_square_power(p, w, need // 2)
+    with pytest.raises(ValueError):
+        draws_for_power(p, p)

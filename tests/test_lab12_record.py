@@ -69,3 +69,42 @@ def test_the_course_engine_was_faster_than_hugging_face_in_the_recorded_run(reco
     assert "In the recorded full run the course's loop came out faster than Hugging Face's assisted generation" in PROSE
     ratio = re.search(r"course speculative / HF assisted \(tokens per second\) = ([\d.]+)", record["hf_line"])
     assert ratio and float(ratio.group(1)) > 1, record["hf_line"]
+
+
+def test_the_chapter_prints_which_prediction_fits_from_the_record():
+    """The prose names the course's test of a prediction and leaves the verdict to a cell that reads the record."""
+    from specdec.engine.lab_record import TOLERANCE
+    assert TOLERANCE == 0.10 and "within 10 % of the measured median at every $\\gamma$, and the same best $\\gamma$" in PROSE
+    sources = [c.source for c in read(solution_notebook("12_gpt2_lab")).cells if c.cell_type == "code"]
+    assert any("fit_lines(FULL_RUN)" in s and "cost_lines(FULL_RUN)" in s for s in sources)
+
+
+def _has_costs(record):
+    return all("costs" in r for r in record["per_gamma"])
+
+
+@pytest.mark.xfail(not _has_costs(recorded_full_run() or {"per_gamma": []}) or recorded_full_run() is None,
+                   reason="the recorded run predates the paired in-run costs: rerun python benchmarks/lab12_cpu.py "
+                          "on a quiet machine", strict=True)
+def test_the_full_prediction_fits_the_recorded_run_at_every_gamma(record):
+    """Issue 37's target: the full prediction within 10 % of the measured median at every gamma, the same best gamma,
+    and each prediction traceable to the in-run costs stored beside it."""
+    from specdec.engine.lab_record import prediction_fit
+    from specdec.engine.prediction import predicted_request_speedup
+    assert _has_costs(record)
+    for r in record["per_gamma"]:
+        k = r["costs"]
+        again = predicted_request_speedup(r["n_bar_predicted"], r["gamma"], k["c"], k["r_gamma"], k["o_round"],
+                                          record["o_plain"], n_new=record["n_new"], first_plain=record["first_plain"],
+                                          first_spec=k["first_spec"])
+        assert again == pytest.approx(r["predicted_full"], rel=1e-9), r["gamma"]
+    fit = prediction_fit(record)["predicted_full"]
+    assert fit["fits"], fit
+
+
+@pytest.mark.xfail(recorded_full_run() is None or "exactness" not in recorded_full_run(),
+                   reason="the recorded run predates the powered exactness check", strict=True)
+def test_the_recorded_exactness_check_had_the_power_to_catch_resampling_from_p(record):
+    for kind in ("code", "prose"):
+        check = record["exactness"][kind]
+        assert check["power"] >= 0.99 and check["bug_caught"], (kind, check)

@@ -1,9 +1,9 @@
-"""Wrong answers to the chapter 12 exercises (robust_time, lab_prediction, in_run_costs), to prove their tests have power.
+"""Wrong answers to the chapter 12 exercises (robust_time, in_run_costs, draws_needed), to prove their tests have power.
 
 Each value replaces the solution cell of its exercise in solutions/12_gpt2_lab.ipynb. The
-exercises are deterministic (a scripted clock; histograms; run records), so no chi-square statistics
-apply: the comment above each entry names the test cells that catch it and, for in_run_costs, the
-message the learner reads.
+exercises are deterministic (a scripted clock; run records; exact powers from SciPy), so no
+chi-square statistics apply: the comment above each entry names the test cells that catch it and,
+for in_run_costs and draws_needed, the message the learner reads (MESSAGES holds the latter's).
 """
 from tests.wrong_implementations.delegation import delegation_forms
 
@@ -25,42 +25,6 @@ def _timed(loop_body: str, checks: str = _CHECKS, stats: str = _STATS, warm: str
     return _TIME_DEF + checks + warm + """
     samples = []
     for _ in range(repeats):""" + loop_body + stats
-
-_DEF = "def lab_prediction(histogram, c, pass_ratio):"
-
-# Handing the exercise to the course library. The library has no function with the exercise's
-# signature (predicted_steady_speedup takes n_bar and gamma), so delegation_forms' plain forms would only
-# crash on a visible assert; these are the forms a learner would really write, each computing the
-# right answer through the library: the hidden assert_own_work check of both test cells refuses them.
-_FORMS = {
-    "delegate_same_object": """from specdec.engine.prediction import predicted_steady_speedup
-from specdec.speedup_model import expected_tokens_from_survival
-
-""" + _DEF + """
-    h = np.asarray(histogram, dtype=float)
-    gamma = h.size - 1
-    survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
-    n_bar = expected_tokens_from_survival(survival)
-    return survival, n_bar, predicted_steady_speedup(n_bar, gamma, c, pass_ratio)
-""",
-    "delegate_thin_wrapper": """from specdec.engine.prediction import predicted_steady_speedup as library_speedup
-
-""" + _DEF + """
-    h = np.asarray(histogram, dtype=float)
-    survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
-    n_bar = float(1 + survival.sum())
-    return survival, n_bar, library_speedup(n_bar, h.size - 1, c, pass_ratio)
-""",
-    "delegate_through_module": """import specdec.speedup_model as sm
-import specdec.engine.prediction as m
-
-""" + _DEF + """
-    h = np.asarray(histogram, dtype=float)
-    survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
-    n_bar = sm.expected_tokens_from_survival(survival)
-    return survival, n_bar, m.predicted_steady_speedup(n_bar, h.size - 1, c, pass_ratio)
-""",
-}
 
 _RIGHT_LOOP = """
         sync()
@@ -180,61 +144,82 @@ WRONG_IN_RUN_COSTS = {
     **delegation_forms(_COSTS_DEF, "specdec.engine.measure", "in_run_costs"),
 }
 
+_DRAWS_DEF = "def draws_needed(p, w, power=0.99, level=1e-6):"
+
+
+def _draws(per_draw="float(np.sum((w - p) ** 2 / p))", dof="p.size - 1", x_star="stats.chi2.isf(level, dof)",
+           reaches="stats.ncx2.sf(x_star, dof, n * per_draw) >= power", result="int(high)",
+           guard="""
+    if per_draw <= 0:
+        raise ValueError("w equals p")""") -> str:
+    return _DRAWS_DEF + f"""
+    p, w = np.asarray(p, dtype=float), np.asarray(w, dtype=float)
+    per_draw = {per_draw}{guard}
+    dof = {dof}
+    x_star = {x_star}
+    reaches = lambda n: {reaches}
+    high = 1
+    while not reaches(high):
+        high *= 2
+    low = high // 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        if reaches(mid):
+            high = mid
+        else:
+            low = mid
+    return {result}"""
+
+
+WRONG_DRAWS_NEEDED = {
+    # lambda = N * TV: test_draws_needed_exact, "the total variation is not the noncentrality per draw", and the
+    # rare-cell property of test_draws_needed_properties (the same TV gives the same N)
+    "tv_as_noncentrality": _draws(per_draw="0.5 * float(np.abs(w - p).sum())"),
+    # k degrees of freedom: test_draws_needed_exact, "k cells give k - 1 degrees of freedom"
+    "dof_k_not_k_minus_1": _draws(dof="p.size"),
+    # the level quantile as the critical value: test_draws_needed_exact, "not its level quantile"
+    "level_quantile": _draws(x_star="stats.chi2.ppf(level, dof)"),
+    # the central law moved by lambda: test_draws_needed_exact, "not the central law moved by lambda"
+    "central_law_shifted": _draws(reaches="stats.chi2.sf(x_star - n * per_draw, dof) >= power"),
+    # the statistic's mean at the critical value (power about 1/2): test_draws_needed_exact, "about half the time"
+    "mean_reaches_critical": _DRAWS_DEF + """
+    p, w = np.asarray(p, dtype=float), np.asarray(w, dtype=float)
+    per_draw = float(np.sum((w - p) ** 2 / p))
+    if per_draw <= 0:
+        raise ValueError("w equals p")
+    dof = p.size - 1
+    return int(np.ceil((stats.chi2.isf(level, dof) - dof) / per_draw))""",
+    # the largest N that fails: test_draws_needed_exact, "one short"
+    "one_short": _draws(result="int(high) - 1"),
+    # the worked example's normal approximation, as if every check had one degree of freedom:
+    # test_draws_needed_exact (not the smallest N, or too few on many cells)
+    "normal_approximation": _DRAWS_DEF + """
+    p, w = np.asarray(p, dtype=float), np.asarray(w, dtype=float)
+    per_draw = float(np.sum((w - p) ** 2 / p))
+    if per_draw <= 0:
+        raise ValueError("w equals p")
+    z = stats.norm.isf(level / 2) + stats.norm.ppf(power)
+    return int(np.ceil(z ** 2 / per_draw))""",
+    # no refusal of w == p (returns 0 instead of searching forever): test_draws_needed_properties
+    "no_value_error": _draws(guard="""
+    if per_draw <= 0:
+        return 0"""),
+    **delegation_forms(_DRAWS_DEF, "specdec.engine.power", "draws_for_power"),
+}
+
+MESSAGES = {f"ex_draws_needed/{bug}": words for bug, words in {
+    "tv_as_noncentrality": "the total variation is not the noncentrality per draw",
+    "dof_k_not_k_minus_1": "k cells give k - 1 degrees of freedom",
+    "level_quantile": "not its level quantile",
+    "central_law_shifted": "not the central law moved by lambda",
+    "mean_reaches_critical": "caught only about half the time",
+    "one_short": "one short",
+    "no_value_error": "raise ValueError",
+}.items()}
+
+
 WRONG = {
     "ex_robust_time": WRONG_ROBUST_TIME,
     "ex_in_run_costs": WRONG_IN_RUN_COSTS,
-    "ex_lab_prediction": {
-        # P(n == i) instead of P(n >= i): both test cells (hand cases, and n_bar = 1 + mean kept)
-        "survival_exactly_i": _DEF + '''
-    h = np.asarray(histogram, dtype=float)
-    gamma = h.size - 1
-    survival = h[1:] / h.sum()
-    n_bar = float(1 + survival.sum())
-    return survival, n_bar, float(n_bar / (gamma * c + pass_ratio))''',
-        # P(n > i): off by one position; both test cells
-        "survival_more_than_i": _DEF + '''
-    h = np.asarray(histogram, dtype=float)
-    gamma = h.size - 1
-    survival = np.array([h[i + 1:].sum() / h.sum() for i in range(1, gamma + 1)])
-    n_bar = float(1 + survival.sum())
-    return survival, n_bar, float(n_bar / (gamma * c + pass_ratio))''',
-        # n_bar counts only the kept drafts, forgetting the extra token: both test cells
-        "n_bar_without_the_extra_token": _DEF + '''
-    h = np.asarray(histogram, dtype=float)
-    gamma = h.size - 1
-    survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
-    n_bar = float(survival.sum())
-    return survival, n_bar, float(n_bar / (gamma * c + pass_ratio))''',
-        # assumes free verification (gamma c + 1): test_lab_prediction_cases (second case) and the hidden random check
-        "ignores_the_pass_ratio": _DEF + '''
-    h = np.asarray(histogram, dtype=float)
-    gamma = h.size - 1
-    survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
-    n_bar = float(1 + survival.sum())
-    return survival, n_bar, float(n_bar / (gamma * c + 1.0))''',
-        # counts instead of fractions: both test cells
-        "survival_not_normalized": _DEF + '''
-    h = np.asarray(histogram, dtype=float)
-    gamma = h.size - 1
-    survival = np.cumsum(h[::-1])[::-1][1:]
-    n_bar = float(1 + survival.sum() / h.sum())
-    return survival, n_bar, float(n_bar / (gamma * c + pass_ratio))''',
-        # (gamma + 1) draft steps per round: test_lab_prediction_cases and the hidden random check
-        "one_draft_step_too_many": _DEF + '''
-    h = np.asarray(histogram, dtype=float)
-    gamma = h.size - 1
-    survival = np.cumsum(h[::-1])[::-1][1:] / h.sum()
-    n_bar = float(1 + survival.sum())
-    return survival, n_bar, float(n_bar / ((gamma + 1) * c + pass_ratio))''',
-        # the course library's RoundStats and predicted_steady_speedup do the work: refused by assert_own_work in both cells
-        "delegate_round_stats": '''from specdec.engine.stats import RoundStats
-from specdec.engine.prediction import predicted_steady_speedup
-
-''' + _DEF + '''
-    h = np.asarray(histogram)
-    s = RoundStats(int(h.size - 1))
-    s.histogram[:] = h
-    return s.survival(), s.n_bar(), predicted_steady_speedup(s.n_bar(), int(h.size - 1), c, pass_ratio)''',
-        **_FORMS,
-    },
+    "ex_draws_needed": WRONG_DRAWS_NEEDED,
 }
