@@ -268,3 +268,18 @@ WRONG = {
 ''',
     },
 }
+
+# The words each likely wrong answer must read in some failing test cell (its misconception named).
+MESSAGES = {f"ex_greedy_speculative_generate/{bug}": words for bug, words in {
+    "placeholder_no_speculation": "Did you forget the bonus token",
+    "no_bonus_token": "Did you forget the bonus token",
+    "emits_draft_at_mismatch": "That is the draft's guess at this position",
+    "bonus_from_draft": "write the target's choice, never the draft's",
+    "row_off_by_one": "you read its rows one too late",
+    "target_call_per_token": "call the target more than once per round",
+    "drafts_not_fed_back": "followed by the 1 token(s) drafted before it",
+    "overshoots_n_new": "Stop at exactly n_new",
+    "count_not_counted": "Count the calls you actually make",
+    "mutates_prompt": "the caller's prompt list was changed",
+    "round_even_when_n_new_is_zero": "and no target call",
+}.items()}
