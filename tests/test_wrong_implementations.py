@@ -41,6 +41,15 @@ def _wrong(name):
     return module.WRONG if module else {}
 
 
+def _right(name):
+    """chNN.RIGHT: {exercise: {name: source}}, correct answers written another way (a loop where the
+    solution is vectorised, the exponential race where it calls multinomial): each keeps full marks."""
+    return getattr(_module(name), "RIGHT", {})
+
+
+RIGHT_PREFIX = "right:"
+
+
 def _messages(name):
     """chNN.MESSAGES: {"exercise/bug": words the learner must read}, for the misconceptions a test names."""
     return getattr(_module(name), "MESSAGES", {})
@@ -57,8 +66,12 @@ def test_every_exercise_keeps_the_three_delegation_forms(name):
 
 @functools.lru_cache(maxsize=None)
 def _power(name):
-    """The harness report of every wrong answer of chapter `name` (one per worker and chapter)."""
-    return run_power(solution_nb(name), _wrong(name))
+    """The harness report of every wrong answer of chapter `name`, and of its right answers written
+    another way (keyed "right:<name>"), in one run (one per worker and chapter)."""
+    answers = {ex: dict(bugs) for ex, bugs in _wrong(name).items()}
+    for ex, sources in _right(name).items():
+        answers.setdefault(ex, {}).update({RIGHT_PREFIX + key: source for key, source in sources.items()})
+    return run_power(solution_nb(name), answers)
 
 
 def _first_wrong(name):
@@ -96,7 +109,11 @@ def test_every_wrong_implementation_loses_points(name):
     print(f"{name}: {len(report.bugs)} wrong answers in {report.seconds:.1f} s")
     assert not report.failures, f"{name}: the reference solution fails test cells: {report.failures}"
     assert report.baseline, f"{name}: no test cells ran"
-    uncaught = [f"{ex}/{bug}" for (ex, bug), tests in report.bugs.items() if all(tests.values())]
+    uncaught = [f"{ex}/{bug}" for (ex, bug), tests in report.bugs.items()
+                if all(tests.values()) and not bug.startswith(RIGHT_PREFIX)]
+    refused = {f"{ex}/{bug[len(RIGHT_PREFIX):]}": {t: report.messages[(ex, bug)][t][:300] for t, ok in tests.items() if not ok}
+               for (ex, bug), tests in report.bugs.items() if bug.startswith(RIGHT_PREFIX) and not all(tests.values())}
+    assert not refused, f"{name}: right answers written another way lose points: {refused}"
     assert not uncaught, f"{name}: wrong implementations that still pass every test: {uncaught}"
     for (ex, bug), tests in report.bugs.items():
         if bug.startswith("delegate_"):
