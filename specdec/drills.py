@@ -29,6 +29,10 @@ from specdec.cost_model import t_pass
 from specdec.distributions import acceptance_probability, residual
 from specdec.tree_sampling import recursive_acceptance
 from specdec.checks import check_int
+from specdec.hardware import GPUS
+
+_FORGOT_BONUS = ("that is 1 + alpha + ... + alpha^(gamma-1): you forgot the bonus token a full acceptance earns "
+                 "(n_bar = (1 - alpha^(gamma+1)) / (1 - alpha), exponent gamma + 1)")
 
 #: kind -> (chapter to reread, topic)
 KINDS = {
@@ -51,6 +55,7 @@ class Part:
     abs_tol: float = 0.0
     rel_tol: float = 0.0
     accepted: tuple = ()
+    slips: tuple = ()       # (value, what it is) for the likely wrong answers: the message names the mistake
 
     def ok(self, value) -> bool:
         try:
@@ -61,7 +66,27 @@ class Part:
             return False
         if self.accepted:
             return value in self.accepted
-        return abs(value - self.answer) <= max(self.abs_tol, self.rel_tol * abs(self.answer))
+        return self._near(value, self.answer)
+
+    def _near(self, value: float, target: float) -> bool:
+        return abs(value - target) <= max(self.abs_tol, self.rel_tol * abs(target))
+
+    def diagnose(self, value) -> str:
+        """What a wrong `value` most likely is: the description of the first slip it matches, else ''.
+
+        A slip that lands on the right answer itself is never named.
+        """
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return ""
+        for slip, why in self.slips:
+            if self.accepted:
+                if value == slip and slip not in self.accepted:
+                    return why
+            elif self._near(value, slip) and not self._near(slip, self.answer):
+                return why
+        return ""
 
 
 @dataclass(frozen=True)
@@ -82,6 +107,7 @@ class PartResult:
     given: object
     expected: float
     ok: bool
+    slip: str = ""          # the likely mistake behind a wrong answer, when one matches
 
 
 @dataclass(frozen=True)
@@ -92,7 +118,7 @@ class Grade:
     def summary(self) -> str:
         lines = []
         for r in self.results:
-            mark = "right" if r.ok else f"wrong (expected {r.expected:.4g})"
+            mark = "right" if r.ok else f"wrong (expected {r.expected:.4g})" + (f": {r.slip}" if r.slip else "")
             lines.append(f"{r.label}: you gave {_shown(r.given)}, {mark}")
         return "\n".join(lines)
 
@@ -112,7 +138,8 @@ def grade(question: Question, values) -> Grade:
     results = []
     for i, part in enumerate(question.parts):
         given = values[i] if i < len(values) else None
-        results.append(PartResult(part.label, given, part.answer, part.ok(given)))
+        ok = part.ok(given)
+        results.append(PartResult(part.label, given, part.answer, ok, "" if ok else part.diagnose(given)))
     return Grade(all(r.ok for r in results), tuple(results))
 
 
@@ -136,8 +163,17 @@ def _round_question(rng):
               f"Best gamma: S(gamma) rises while the next draft's survival alpha^(gamma+1) pays for its cost; "
               f"scanning gamma = 1..{BEST_GAMMA_MAX} gives gamma = {best} with S = {s_best:.3f} "
               f"(ceiling for a free, endless draft: 1/(1 - alpha) = {1 / (1 - alpha):.2f}).")
-    parts = (Part("tokens per round n_bar", n_bar, rel_tol=0.01),
-             Part("speedup S", s, rel_tol=0.01),
+    no_bonus = n_bar - alpha ** gamma                 # 1 + alpha + ... + alpha^(gamma-1)
+    cost = gamma * c + 1
+    parts = (Part("tokens per round n_bar", n_bar, rel_tol=0.01, slips=(
+                 (no_bonus, _FORGOT_BONUS),
+                 (n_bar - 1, "that counts only the kept drafts: every round also emits one token of the target's own (+1)"))),
+             Part("speedup S", s, rel_tol=0.01, slips=(
+                 (no_bonus / cost, "that divides the n_bar without the bonus token: " + _FORGOT_BONUS),
+                 ((n_bar - 1) / cost, "that divides the kept drafts only: every round also emits the target's own token"),
+                 (n_bar, "that is n_bar alone: a round costs gamma*c + 1 target steps, not 1"),
+                 (n_bar / (gamma * c), "that forgets the target's pass: a round costs gamma*c + 1, not gamma*c"),
+                 (n_bar / (c + 1), "that charges one draft step per round: the draft runs gamma steps, gamma*c + 1"))),
              Part(f"best gamma (1..{BEST_GAMMA_MAX})", best, accepted=(best,)))
     return dict(alpha=alpha, gamma=gamma, c=c), text, parts, worked
 
@@ -154,7 +190,9 @@ def _break_even_question(rng):
                  if gamma == 1 else
                  f"n_bar rises with alpha, so solve alpha + ... + alpha^{gamma} = {gamma * c:.2f} numerically "
                  f"(bisection): alpha* = {alpha_star:.3f}."))
-    return dict(gamma=gamma, c=c), text, (Part("break-even alpha", alpha_star, abs_tol=0.01),), worked
+    slips = (((c, "that is the one-draft rule alpha = c: with gamma drafts solve alpha + ... + alpha^gamma = gamma*c"),)
+             if gamma > 1 else ())
+    return dict(gamma=gamma, c=c), text, (Part("break-even alpha", alpha_star, abs_tol=0.01, slips=slips),), worked
 
 
 def _survival_question(rng):
@@ -171,7 +209,12 @@ def _survival_question(rng):
               f"All kept: a_{gamma} = {a[-1]:.3f}. n_bar = 1 + sum_i a_i = 1 + {steps} = {n_bar:.3f} "
               f"(the 1 is the target's own token, always produced).")
     return (dict(alphas=[float(x) for x in alphas]), text,
-            (Part("all drafts kept", float(a[-1]), abs_tol=0.005), Part("tokens per round n_bar", n_bar, abs_tol=0.01)),
+            (Part("all drafts kept", float(a[-1]), abs_tol=0.005, slips=(
+                (float(alphas[-1]), "that is the last draft's own conditional chance: survivals multiply, a = alpha_1 * ... * alpha_gamma"),)),
+             Part("tokens per round n_bar", n_bar, abs_tol=0.01, slips=(
+                 (n_bar - 1, "that counts only the kept drafts: add 1 for the token the target always produces"),
+                 (1 + float(alphas.sum()), "that adds the conditional chances: position i survives with the product alpha_1 * ... * alpha_i"),
+                 (float(alphas.sum()), "that adds the conditional chances and forgets the target's own token")))),
             worked)
 
 
@@ -200,31 +243,49 @@ def _acceptance_question(rng):
               f"= {keep:.3f}. The residual is max(0, p - q) = {np.round(np.maximum(p - q, 0), 2).tolist()}, "
               f"normalized by its sum 1 - alpha = {1 - alpha:.2f}: token {under} gets {r[under]:.3f}.")
     return (dict(p=p.tolist(), q=q.tolist()), text,
-            (Part("acceptance alpha", float(alpha), abs_tol=0.005), Part(f"keep probability of token {over}", float(keep), abs_tol=0.005),
-             Part(f"residual probability of token {under}", float(r[under]), abs_tol=0.005)), worked)
+            (Part("acceptance alpha", float(alpha), abs_tol=0.005, slips=(
+                (float(1 - alpha), "that is 1 - alpha, the rejection chance (the total variation distance)"),
+                (float(np.maximum(p, q).sum()), "that sums max(p, q): acceptance sums min(p, q)"))),
+             Part(f"keep probability of token {over}", float(keep), abs_tol=0.005, slips=(
+                 (float(q[over] / p[over]), "the ratio is upside down: keep with min(1, p/q)"),
+                 (float(p[over]), "that is p alone: the draft proposed it with q, so keep with p/q"))),
+             Part(f"residual probability of token {under}", float(r[under]), abs_tol=0.005, slips=(
+                 (float(p[under] - q[under]), "that is max(0, p - q) before normalizing: divide by its sum, 1 - alpha"),
+                 (float(p[under]), "that is p itself: after a rejection draw from the residual norm(max(0, p - q))")))), worked)
+
+
+_COST_GPUS = ("A100", "H100", "H200")        # one GPU's data sheet: its own bandwidth and its own FLOP/s
 
 
 def _cost_question(rng):
     n_params = float(rng.choice([1, 3, 7, 8, 13, 34, 70]))
-    bandwidth = float(rng.choice([1.6, 2.0, 3.35, 4.8]))          # TB/s
-    flops = float(rng.choice([312, 500, 989]))                    # TFLOP/s
+    gpu = GPUS[str(rng.choice(_COST_GPUS))]
+    bandwidth = round(gpu.bandwidth / 1e12, 3)                   # TB/s
+    flops = round(gpu.flops_bf16 / 1e12, 1)                      # TFLOP/s, dense bf16
     t_W = 2 * n_params * 1e9 / (bandwidth * 1e12)                 # bf16: 2 bytes per weight
     t_F = 2 * n_params * 1e9 / (flops * 1e12)                     # 2 FLOPs per weight per token
     one = t_pass(1, 1, t_W, 0.0, t_F)
     k_free = 1
     while t_pass(1, k_free + 1, t_W, 0.0, t_F) <= one:
         k_free += 1
-    text = (f"A dense {n_params:g}B-parameter model in bfloat16 runs on one GPU with {bandwidth} TB/s of memory "
-            f"bandwidth and {flops:g} TFLOP/s. Batch 1, short context. (1) How long does reading the weights take "
+    text = (f"A dense {n_params:g}B-parameter model in bfloat16 runs on one {gpu.name} ({bandwidth:g} TB/s of memory "
+            f"bandwidth, {flops:g} TFLOP/s dense bf16). Batch 1, short context. (1) How long does reading the weights take "
             f"(ms)? (2) How long is the arithmetic for one token (microseconds)? (3) Up to how many tokens does one pass cost "
             f"no more than a single-token step?")
-    worked = (f"t_W = 2 bytes x {n_params:g}e9 / {bandwidth}e12 B/s = {t_W * 1e3:.3f} ms. t_F = 2 FLOP x "
+    worked = (f"t_W = 2 bytes x {n_params:g}e9 / {bandwidth:g}e12 B/s = {t_W * 1e3:.3f} ms. t_F = 2 FLOP x "
               f"{n_params:g}e9 / {flops:g}e12 FLOP/s = {t_F * 1e6:.2f} us. A pass over k tokens costs "
               f"max(t_W, k t_F): flat while k <= t_W / t_F = pi / beta = {t_W / t_F:.1f}, so k = {k_free} "
               f"(the ridge point, in FLOP per byte, times 2 bytes per weight over 2 FLOP per weight).")
-    return (dict(n_params_billion=n_params, bandwidth_TBps=bandwidth, flops_TFLOPs=flops), text,
-            (Part("weight read t_W (ms)", t_W * 1e3, rel_tol=0.02), Part("arithmetic per token (us)", t_F * 1e6, rel_tol=0.02),
-             Part("largest free k", k_free, accepted=(k_free,))), worked)
+    return (dict(gpu=gpu.name, n_params_billion=n_params, bandwidth_TBps=bandwidth, flops_TFLOPs=flops), text,
+            (Part("weight read t_W (ms)", t_W * 1e3, rel_tol=0.02, slips=(
+                (t_W * 1e3 / 2, "that reads 1 byte per weight: bfloat16 takes 2"),
+                (t_W * 1e6, "that is in microseconds: the part asks for ms"))),
+             Part("arithmetic per token (us)", t_F * 1e6, rel_tol=0.02, slips=(
+                 (t_F * 1e6 / 2, "that counts 1 FLOP per weight: a multiply and an add make 2"),
+                 (t_F * 1e3, "that is in ms: the part asks for microseconds"))),
+             Part("largest free k", k_free, accepted=(k_free,), slips=(
+                 (k_free + 1, "one too many: k t_F must stay at or below t_W"),
+                 (k_free - 1, "one too few: a pass stays free while k t_F <= t_W")))), worked)
 
 
 def _tree_question(rng):
@@ -239,7 +300,10 @@ def _tree_question(rng):
               f"are rejected is the product of (1 - a_i), so P(some child kept) = {many:.3f}. More children help, "
               f"with diminishing returns; the emitted token still follows p exactly.")
     return (dict(p=p.tolist(), q=q.tolist(), k=k), text,
-            (Part("one child", float(one), abs_tol=0.005), Part(f"{k} children", float(many), abs_tol=0.01)), worked)
+            (Part("one child", float(one), abs_tol=0.005),
+             Part(f"{k} children", float(many), abs_tol=0.01, slips=(
+                 (float(1 - (1 - one) ** k), "that tries every child against p itself: after a rejection the next child "
+                                               "is tested against the residual norm(max(0, R - q)), not p"),))), worked)
 
 
 _MAKERS = {"round": _round_question, "break_even": _break_even_question, "survival": _survival_question,

@@ -460,7 +460,7 @@ def test_chapter_13_run_twice_logs_the_second_answers_as_retries(tmp_path, monke
         execute(SOLUTIONS_DIR / "13_interview_drills.ipynb", allow_errors=False)
     answers = [e for e in progress.read_log(log) if e["type"] == "drill"]
     names = sorted({e["drill"] for e in answers})
-    assert len(names) == 8 and len(answers) == 16, [e["drill"] for e in answers]
+    assert len(names) == 11 and len(answers) == 22, [e["drill"] for e in answers]
     for name in names:
         mine = [(e["attempt"], e["retry"]) for e in answers if e["drill"] == name]
         assert mine == [(1, False), (2, True)], (name, mine)
@@ -507,3 +507,104 @@ def test_an_unwritable_log_warns_once_and_the_drill_goes_on(tmp_path, capsys):
     assert said.count("could not be written") == 2 and " recorded." not in said, said
     assert progress.append({"type": "check"}, log)[progress.log.RECORDED] is False
     assert progress.read_log(log) == []
+
+
+# ---------------------------------------------------------------- issue 36 and 39: named slips, one GPU, new drills
+def test_the_forgotten_bonus_token_is_named():
+    """5.886 where 6.356 is right (alpha 0.91, gamma 8) is exactly the round without its bonus token."""
+    q = drills.make_question(7, "round")
+    assert (q.params["alpha"], q.params["gamma"]) == (0.91, 8)
+    text = drills.grade(q, [5.886, q.parts[1].answer, q.parts[2].answer]).summary()
+    assert "wrong (expected 6.356): that is 1 + alpha + ... + alpha^(gamma-1): you forgot the bonus token" in text, text
+    text = drills.grade(q, [q.parts[0].answer - 1, 0.0, q.parts[2].answer]).summary()
+    assert "counts only the kept drafts" in text and "speedup S: you gave 0, wrong (expected 2.372)\n" in text + "\n", text
+
+
+@pytest.mark.parametrize("kind", list(drills.KINDS))
+def test_a_slip_is_named_only_for_a_wrong_answer(kind):
+    named = 0
+    for seed in range(60):
+        q = drills.make_question(seed, kind)
+        for part in q.parts:
+            assert part.diagnose(part.answer) == "", (kind, seed, part.label)
+            for value, why in part.slips:
+                if part.ok(value):
+                    assert part.diagnose(value) == ""
+                else:
+                    assert part.diagnose(value) != "", (kind, seed, part.label, value)
+                    named += 1
+    assert named > 0, f"no slip of {kind} was ever named"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_cost_drill_uses_one_gpus_numbers(seed):
+    from specdec.hardware import GPUS
+    q = drills.make_question(seed, "cost")
+    gpu = GPUS[q.params["gpu"]]
+    assert math.isclose(q.params["bandwidth_TBps"] * 1e12, gpu.bandwidth, rel_tol=1e-3)
+    assert math.isclose(q.params["flops_TFLOPs"] * 1e12, gpu.flops_bf16, rel_tol=1e-3)
+    assert f"one {gpu.name} (" in q.text
+
+
+def test_the_new_coding_drills_are_listed_and_timed():
+    from autograder.learner.drill import load_drills
+    found = load_drills()
+    for name, minutes, chapter in [("prompt_lookup_draft", 10, "09"), ("verify_node", 12, "08"), ("race_sample", 10, "11")]:
+        assert name in found, sorted(found)
+        assert (found[name].minutes, found[name].chapter) == (minutes, chapter)
+        assert len(found[name].hints) == 2 and found[name].tests
+
+
+def _solution_source(name):
+    import re
+    from tests.helpers import solution_nb
+    for cell in solution_nb("13_interview_drills").cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == f"ex_drill_{name}":
+            head = cell.source.split("### BEGIN SOLUTION")[0].rstrip(" ")
+            body = re.search(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", cell.source, re.S).group(1)
+            return head + body
+    raise AssertionError(name)
+
+
+@pytest.mark.slow
+def test_verify_batch_accepts_the_race_and_names_the_swapped_pair(tmp_path):
+    """One order, (tokens, n), as chapter 11 and the engine; the exponential race passes like multinomial."""
+    from autograder.learner.coding_drills import load_drills, run_answer
+    d = load_drills()["verify_batch"]
+    source = "import torch\n" + _solution_source("verify_batch")
+    race = source.replace("extra = torch.multinomial(residual, 1, generator=generator).squeeze(-1)",
+                          "extra = (residual / torch.empty_like(residual).exponential_(generator=generator)).argmax(-1)")
+    assert race != source
+    (tmp_path / "race.py").write_text(race)
+    results = run_answer(d, tmp_path / "race.py")
+    assert all(r["ok"] for r in results), results
+    swapped = source.replace("    return tokens, n", "    return n, tokens")
+    (tmp_path / "swapped.py").write_text(swapped)
+    results = run_answer(d, tmp_path / "swapped.py")
+    assert not any(r["ok"] for r in results) and all("you returned (n, tokens)" in r["message"] for r in results), results
+
+
+def _minutes(heading):
+    import re
+    word = re.search(r"\((?:under )?(\w+) minutes?\)", heading).group(1)
+    return {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}[word]
+
+
+def test_every_whiteboard_answer_fits_its_stated_time():
+    """Spoken at about 130 words a minute, a model answer fits the time its question states; one question
+    per cell, and no Markdown cell of the chapter over 600 words."""
+    import re
+    from tests.helpers import solution_nb
+    questions = 0
+    for cell in solution_nb("13_interview_drills").cells:
+        if cell.cell_type != "markdown":
+            continue
+        assert len(cell.source.split()) <= 600, cell.source[:80]
+        headings = re.findall(r"^### 2\.\d+ .*$", cell.source, re.M)
+        assert len(headings) <= 1, headings
+        if headings:
+            questions += 1
+            answer = re.search(r"<summary><b>Model answer</b>[^<]*</summary>(.*?)</details>", cell.source, re.S).group(1)
+            words = len(re.sub(r"\]\([^)]*\)", "]", answer).split())
+            assert words <= 130 * _minutes(headings[0]), (headings[0], words)
+    assert questions == 22

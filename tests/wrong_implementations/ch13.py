@@ -626,7 +626,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Emits a token of p (not the residual) after a rejection. F 202 on 3 dof (p 1e-43);
         # H 1,947 / 953 / 4,010 with 880 / 994 / 1,146 impossible lists.
         "resample_from_p": '''def verify_batch(p, q, drafts, generator):
@@ -652,7 +652,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # After a full acceptance subtracts q[gamma - 1] from the bonus row (clamped index, no zero row).
         # F 1 (the first token is right); H 322 on 47 dof (p 1e-42), 1,856 on 73, 308 on 57 (p 5e-36).
         "bonus_against_last_q": '''def verify_batch(p, q, drafts, generator):
@@ -678,7 +678,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # n = argmax of the rejection mask: 0 when every draft is kept (the all-kept boundary). Crashes the visible
         # p = q case (empty residual); F 447 on 3 dof; H 1,982 / 3,363 / 2,042.
         "first_rejection_by_argmax": '''def verify_batch(p, q, drafts, generator):
@@ -704,7 +704,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Keeps when u < q/p. Visible case p(x) = 0 keeps; F 1,113 on 3 dof; H 163,772 / 56,926 / 66,790.
         "ratio_upside_down": '''def verify_batch(p, q, drafts, generator):
     if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
@@ -729,7 +729,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # torch.rand / torch.multinomial without generator=: the global torch generator. Right law (F 1, H 61 / 82 / 51);
         # the visible seed check and the hidden global-state checks catch it.
         "global_generator": '''def verify_batch(p, q, drafts, generator):
@@ -755,7 +755,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # A torch.Generator of its own, seeded 0, instead of the given one: reproducible and of the right law
         # in one call (F 6, H 48 / 94 / 51); the hidden checks see the given generator unused.
         "own_fixed_generator": '''def verify_batch(p, q, drafts, generator):
@@ -782,7 +782,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Gathers p_{i+1}(x_i) instead of p_i(x_i) (reads the row after the draft). Crashes the visible case;
         # F 1,680 on 3 dof; H 19,618 / 29,305 / 53,557.
         "peeks_at_next_row": '''def verify_batch(p, q, drafts, generator):
@@ -808,7 +808,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Pads with 0 instead of -1: visible case p(x) = 0 expects [1, -1, -1, -1]; hidden row format.
         "pads_with_zero": '''def verify_batch(p, q, drafts, generator):
     if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
@@ -833,7 +833,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.zeros((B, gamma + 1), dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Copies all drafts into tokens, so drafts after the extra token remain: visible and hidden row format.
         "keeps_drafts_after_rejection": '''def verify_batch(p, q, drafts, generator):
     if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
@@ -858,7 +858,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = drafts.long()
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Returns int32 tensors: visible and hidden dtype checks.
         "int32_outputs": '''def verify_batch(p, q, drafts, generator):
     if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
@@ -883,7 +883,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n.int(), tokens.int()''',
+    return tokens.int(), n.int()''',
         # No ValueError on bad shapes: the hidden checks get an IndexError from inside torch instead.
         "no_shape_check": '''def verify_batch(p, q, drafts, generator):
     B, gamma, V = q.shape
@@ -902,7 +902,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Checks the number of dimensions only: p with gamma rows passes into an IndexError.
         "checks_only_ndim": '''def verify_batch(p, q, drafts, generator):
     if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
@@ -927,7 +927,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Checks p's shape but not drafts': drafts with 3 columns for gamma = 2 pass into a RuntimeError.
         "checks_only_p": '''def verify_batch(p, q, drafts, generator):
     if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
@@ -952,7 +952,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
-    return n, tokens''',
+    return tokens, n''',
         # Exact, uses the generator, but loops over the sequences in Python: 77 lines run at B = 4,
         # 1,091 at B = 64 (the hidden line count; the reference runs the same number at both).
         "loops_over_batch": '''def verify_batch(p, q, drafts, generator):
@@ -979,7 +979,7 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
             r = p[b, gamma]
         tokens[b, k] = torch.multinomial(r, 1, generator=generator)[0]
         n[b] = k
-    return n, tokens''',
+    return tokens, n''',
         # Writes the residuals into the caller's p (p[:, :gamma].sub_(q)): right output once, p destroyed;
         # the tests that reuse p go wrong and the hidden check of unchanged inputs names it.
         "residual_in_place": '''def verify_batch(p, q, drafts, generator):
@@ -1004,12 +1004,286 @@ def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma)
     tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
     tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
     tokens[rows, n] = extra
+    return tokens, n''',
+        # Returns the pair in the other order, (n, tokens): the visible test names the swap.
+        "returns_n_first": '''def verify_batch(p, q, drafts, generator):
+    if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
+        raise ValueError(f"expected p (B, gamma+1, V), q (B, gamma, V), drafts (B, gamma); got shapes "
+                         f"{tuple(p.shape)}, {tuple(q.shape)}, {tuple(drafts.shape)}")
+    B, gamma, V = q.shape
+    if tuple(p.shape) != (B, gamma + 1, V) or tuple(drafts.shape) != (B, gamma):
+        raise ValueError(f"for q of shape {tuple(q.shape)}, p must be {(B, gamma + 1, V)} and drafts {(B, gamma)}; "
+                         f"got {tuple(p.shape)} and {tuple(drafts.shape)}")
+    x = drafts.long().unsqueeze(-1)                                   # (B, gamma, 1)
+    p_x = p[:, :gamma].gather(-1, x).squeeze(-1)                      # (B, gamma)
+    q_x = q.gather(-1, x).squeeze(-1)                                 # (B, gamma)
+    u = torch.rand(B, gamma, generator=generator, dtype=p.dtype, device=p.device)
+    keep = u * q_x < p_x                                              # (B, gamma): u < p/q without a division
+    n = keep.long().cumprod(dim=1).sum(dim=1)                         # (B,) leading keeps only
+    rows = torch.arange(B, device=p.device)
+    p_n = p[rows, n]                                                  # (B, V) the row where each sequence stops
+    q_n = q[rows, n.clamp(max=gamma - 1)] * (n < gamma).unsqueeze(-1).to(q.dtype)   # (B, V) zero at the bonus
+    residual = (p_n - q_n).clamp_min(0.0)                             # (B, V) = p[gamma] when all were kept
+    residual = torch.where(residual.sum(-1, keepdim=True) > 0, residual, p_n)   # (B, V) p == q up to rounding: no mass left
+    extra = torch.multinomial(residual, 1, generator=generator).squeeze(-1)        # (B,)
+    pos = torch.arange(gamma, device=p.device)                        # (gamma,)
+    tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
+    tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
+    tokens[rows, n] = extra
     return n, tokens''',
-        # The library's batched verifier returns (tokens, n) for the drill's (n, tokens): the three forms by hand.
-        "delegate_same_object": '''from specdec.engine.batched import batched_verify\n\nverify_batch = batched_verify''',
-        "delegate_thin_wrapper": '''from specdec.engine.batched import batched_verify as library_batched_verify\n\ndef verify_batch(p, q, drafts, generator):\n    tokens, n = library_batched_verify(p, q, drafts, generator)\n    return n, tokens''',
-        "delegate_through_module": '''import specdec.engine.batched as batched_lib\n\ndef verify_batch(p, q, drafts, generator):\n    tokens, n = batched_lib.batched_verify(p, q, drafts, generator)\n    return n, tokens''',
+        # One uniform per position shared by every sequence (shape (1, gamma)): every sequence decides alike.
+        # Caught by the visible one-uniform check (all 4,000 sequences keep the same number of drafts).
+        "shared_uniform_rows": '''def verify_batch(p, q, drafts, generator):
+    if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
+        raise ValueError(f"expected p (B, gamma+1, V), q (B, gamma, V), drafts (B, gamma); got shapes "
+                         f"{tuple(p.shape)}, {tuple(q.shape)}, {tuple(drafts.shape)}")
+    B, gamma, V = q.shape
+    if tuple(p.shape) != (B, gamma + 1, V) or tuple(drafts.shape) != (B, gamma):
+        raise ValueError(f"for q of shape {tuple(q.shape)}, p must be {(B, gamma + 1, V)} and drafts {(B, gamma)}; "
+                         f"got {tuple(p.shape)} and {tuple(drafts.shape)}")
+    x = drafts.long().unsqueeze(-1)                                   # (B, gamma, 1)
+    p_x = p[:, :gamma].gather(-1, x).squeeze(-1)                      # (B, gamma)
+    q_x = q.gather(-1, x).squeeze(-1)                                 # (B, gamma)
+    u = torch.rand(1, gamma, generator=generator, dtype=p.dtype, device=p.device).expand(B, gamma)
+    keep = u * q_x < p_x                                              # (B, gamma): u < p/q without a division
+    n = keep.long().cumprod(dim=1).sum(dim=1)                         # (B,) leading keeps only
+    rows = torch.arange(B, device=p.device)
+    p_n = p[rows, n]                                                  # (B, V) the row where each sequence stops
+    q_n = q[rows, n.clamp(max=gamma - 1)] * (n < gamma).unsqueeze(-1).to(q.dtype)   # (B, V) zero at the bonus
+    residual = (p_n - q_n).clamp_min(0.0)                             # (B, V) = p[gamma] when all were kept
+    residual = torch.where(residual.sum(-1, keepdim=True) > 0, residual, p_n)   # (B, V) p == q up to rounding: no mass left
+    extra = torch.multinomial(residual, 1, generator=generator).squeeze(-1)        # (B,)
+    pos = torch.arange(gamma, device=p.device)                        # (gamma,)
+    tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
+    tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
+    tokens[rows, n] = extra
+    return tokens, n''',
+        # One uniform per sequence shared along its positions (shape (B, 1)): all drafts kept or none at p/q = 1/2.
+        # Caught by the visible one-uniform check (no sequence stops after one or two kept drafts).
+        "shared_uniform_positions": '''def verify_batch(p, q, drafts, generator):
+    if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
+        raise ValueError(f"expected p (B, gamma+1, V), q (B, gamma, V), drafts (B, gamma); got shapes "
+                         f"{tuple(p.shape)}, {tuple(q.shape)}, {tuple(drafts.shape)}")
+    B, gamma, V = q.shape
+    if tuple(p.shape) != (B, gamma + 1, V) or tuple(drafts.shape) != (B, gamma):
+        raise ValueError(f"for q of shape {tuple(q.shape)}, p must be {(B, gamma + 1, V)} and drafts {(B, gamma)}; "
+                         f"got {tuple(p.shape)} and {tuple(drafts.shape)}")
+    x = drafts.long().unsqueeze(-1)                                   # (B, gamma, 1)
+    p_x = p[:, :gamma].gather(-1, x).squeeze(-1)                      # (B, gamma)
+    q_x = q.gather(-1, x).squeeze(-1)                                 # (B, gamma)
+    u = torch.rand(B, 1, generator=generator, dtype=p.dtype, device=p.device).expand(B, gamma)
+    keep = u * q_x < p_x                                              # (B, gamma): u < p/q without a division
+    n = keep.long().cumprod(dim=1).sum(dim=1)                         # (B,) leading keeps only
+    rows = torch.arange(B, device=p.device)
+    p_n = p[rows, n]                                                  # (B, V) the row where each sequence stops
+    q_n = q[rows, n.clamp(max=gamma - 1)] * (n < gamma).unsqueeze(-1).to(q.dtype)   # (B, V) zero at the bonus
+    residual = (p_n - q_n).clamp_min(0.0)                             # (B, V) = p[gamma] when all were kept
+    residual = torch.where(residual.sum(-1, keepdim=True) > 0, residual, p_n)   # (B, V) p == q up to rounding: no mass left
+    extra = torch.multinomial(residual, 1, generator=generator).squeeze(-1)        # (B,)
+    pos = torch.arange(gamma, device=p.device)                        # (gamma,)
+    tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64, device=p.device)
+    tokens[:, :gamma] = torch.where(pos < n.unsqueeze(-1), drafts.long(), tokens[:, :gamma])
+    tokens[rows, n] = extra
+    return tokens, n''',
+        # The library returns (tokens, n), the drill's order: the three forms.
+        **delegation_forms("def verify_batch(p, q, drafts, generator):", "specdec.engine.batched", "batched_verify"),
     },
+    "ex_drill_prompt_lookup_draft": {
+        # The earliest occurrence instead of the most recent: visible 'a b c X a b c Y a b c' gives ['X', 'a'].
+        "earliest_match": '''def prompt_lookup_draft(context, n, k):
+    if n < 1 or k < 0:
+        raise ValueError("n >= 1 and k >= 0")
+    L = len(context)
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = list(context[L - m:])
+        for start in range(0, L - m):
+            if list(context[start:start + m]) == suffix:
+                return list(context[start + m:start + m + k])
+    return []''',
+        # Only the full length n, no shorter suffix: visible [5, 6, 7, 8, 6], n = 3 gives [].
+        "no_fallback": '''def prompt_lookup_draft(context, n, k):
+    if n < 1 or k < 0:
+        raise ValueError("n >= 1 and k >= 0")
+    L = len(context)
+    m = min(n, L - 1)
+    if m < 1:
+        return []
+    suffix = list(context[L - m:])
+    for start in range(L - m - 1, -1, -1):
+        if list(context[start:start + m]) == suffix:
+            return list(context[start + m:start + m + k])
+    return []''',
+        # Lets the suffix match itself (start up to L - m): the proposal is always empty; visible first case.
+        "matches_itself": '''def prompt_lookup_draft(context, n, k):
+    if n < 1 or k < 0:
+        raise ValueError("n >= 1 and k >= 0")
+    L = len(context)
+    for m in range(min(n, L), 0, -1):
+        suffix = list(context[L - m:])
+        for start in range(L - m, -1, -1):
+            if list(context[start:start + m]) == suffix:
+                return list(context[start + m:start + m + k])
+    return []''',
+        # Returns the matched n-gram and what follows, from the start of the match: visible first case.
+        "returns_the_ngram": '''def prompt_lookup_draft(context, n, k):
+    if n < 1 or k < 0:
+        raise ValueError("n >= 1 and k >= 0")
+    L = len(context)
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = list(context[L - m:])
+        for start in range(L - m - 1, -1, -1):
+            if list(context[start:start + m]) == suffix:
+                return list(context[start:start + k])
+    return []''',
+        # Ignores k: returns everything after the match; visible k = 3 case.
+        "ignores_k": '''def prompt_lookup_draft(context, n, k):
+    if n < 1 or k < 0:
+        raise ValueError("n >= 1 and k >= 0")
+    L = len(context)
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = list(context[L - m:])
+        for start in range(L - m - 1, -1, -1):
+            if list(context[start:start + m]) == suffix:
+                return list(context[start + m:])
+    return []''',
+        # No ValueError for n = 0 or k = -1 (hidden).
+        "no_value_error": '''def prompt_lookup_draft(context, n, k):
+    L = len(context)
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = list(context[L - m:])
+        for start in range(L - m - 1, -1, -1):
+            if list(context[start:start + m]) == suffix:
+                return list(context[start + m:start + m + max(k, 0)])
+    return []''',
+        # A tuple instead of a list: the first visible assert.
+        "returns_tuple": '''def prompt_lookup_draft(context, n, k):
+    if n < 1 or k < 0:
+        raise ValueError("n >= 1 and k >= 0")
+    L = len(context)
+    for m in range(min(n, L - 1), 0, -1):
+        suffix = tuple(context[L - m:])
+        for start in range(L - m - 1, -1, -1):
+            if tuple(context[start:start + m]) == suffix:
+                return tuple(context[start + m:start + m + k])
+    return ()''',
+        **delegation_forms("def prompt_lookup_draft(context, n, k):", "specdec.ngram", "ngram_draft"),
+    },
+    "ex_drill_verify_node": {
+        # Every child tested against p, the last draw from p: too many draft-liked tokens. Visible chi-square
+        # on the emitted token (two children, 4,000 nodes).
+        "every_child_against_p": '''def verify_node(p, q, children, rng):
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    for i, s in enumerate(children):
+        if rng.random() < p[int(s)] / q[int(s)]:
+            return int(s), i
+    excess = np.maximum(p - q, 0.0)
+    return int(rng.choice(len(p), p=excess / excess.sum())), -1''',
+        # The residual not renormalized: later children kept too rarely. Hidden joint chi-square.
+        "unnormalized_residual": '''def verify_node(p, q, children, rng):
+    R = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    for i, s in enumerate(children):
+        s = int(s)
+        if rng.random() < R[s] / q[s]:
+            return s, i
+        R = np.maximum(R - q, 0.0)
+    return int(rng.choice(len(R), p=R / R.sum())), -1''',
+        # After all rejections, draws from p: visible case 2 (p one-hot at 2 gives 2 anyway) passes; the
+        # visible chi-square on the emitted token fails.
+        "last_draw_from_p": '''def verify_node(p, q, children, rng):
+    p = np.asarray(p, dtype=float)
+    R = p
+    q = np.asarray(q, dtype=float)
+    for i, s in enumerate(children):
+        s = int(s)
+        if rng.random() < R[s] / q[s]:
+            return s, i
+        excess = np.maximum(R - q, 0.0)
+        R = excess / excess.sum()
+    return int(rng.choice(len(p), p=p)), -1''',
+        # '<=' instead of '<': a uniform exactly equal to R/q keeps (hidden scripted uniforms).
+        "non_strict": '''def verify_node(p, q, children, rng):
+    R = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    for i, s in enumerate(children):
+        s = int(s)
+        if rng.random() <= R[s] / q[s]:
+            return s, i
+        excess = np.maximum(R - q, 0.0)
+        R = excess / excess.sum()
+    return int(rng.choice(len(R), p=R)), -1''',
+        # Counts the children from 1: the first visible case.
+        "index_from_one": '''def verify_node(p, q, children, rng):
+    R = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    for i, s in enumerate(children, 1):
+        s = int(s)
+        if rng.random() < R[s] / q[s]:
+            return s, i
+        excess = np.maximum(R - q, 0.0)
+        R = excess / excess.sum()
+    return int(rng.choice(len(R), p=R)), -1''',
+        # Updates the residual in p itself: the caller's p changes (hidden).
+        "residual_in_place": '''def verify_node(p, q, children, rng):
+    q = np.asarray(q, dtype=float)
+    R = p
+    for i, s in enumerate(children):
+        s = int(s)
+        if rng.random() < R[s] / q[s]:
+            return s, i
+        R -= q
+        np.maximum(R, 0.0, out=R)
+        R /= R.sum()
+    return int(rng.choice(len(R), p=R)), -1''',
+        **delegation_forms("def verify_node(p, q, children, rng):", "specdec.tree_sampling", "recursive_rejection"),
+    },
+    "ex_drill_race_sample": {
+        # argmax(w * E): another law. Visible chi-square on (1, 2, 3, 4).
+        "times_clock": '''def race_sample(rows, generator):
+    if rows.ndim != 2:
+        raise ValueError("rows must be (B, V)")
+    clocks = torch.empty_like(rows).exponential_(generator=generator)
+    return (rows * clocks).argmax(dim=-1)''',
+        # Uniform clocks: argmax(w / U) is not proportional to w. Visible chi-square.
+        "uniform_clock": '''def race_sample(rows, generator):
+    if rows.ndim != 2:
+        raise ValueError("rows must be (B, V)")
+    u = torch.rand(rows.shape, generator=generator, dtype=rows.dtype)
+    return (rows / u).argmax(dim=-1)''',
+        # One set of clocks for all rows: identical rows draw the same token (visible).
+        "shared_clocks": '''def race_sample(rows, generator):
+    if rows.ndim != 2:
+        raise ValueError("rows must be (B, V)")
+    clocks = torch.empty(rows.shape[-1], dtype=rows.dtype).exponential_(generator=generator)
+    return (rows / clocks).argmax(dim=-1)''',
+        # Clocks from torch's global generator (hidden).
+        "global_generator": '''def race_sample(rows, generator):
+    if rows.ndim != 2:
+        raise ValueError("rows must be (B, V)")
+    clocks = torch.empty_like(rows).exponential_()
+    return (rows / clocks).argmax(dim=-1)''',
+        # torch.multinomial: right in law, but the drill asks for the race (hidden).
+        "uses_multinomial": '''def race_sample(rows, generator):
+    if rows.ndim != 2:
+        raise ValueError("rows must be (B, V)")
+    return torch.multinomial(rows, 1, generator=generator).squeeze(-1)''',
+        # A Python loop over the rows (hidden line count).
+        "loops_over_rows": '''def race_sample(rows, generator):
+    if rows.ndim != 2:
+        raise ValueError("rows must be (B, V)")
+    out = []
+    for row in rows:
+        clocks = torch.empty_like(row).exponential_(generator=generator)
+        out.append(int((row / clocks).argmax()))
+    return torch.tensor(out, dtype=torch.int64)''',
+        # No shape check (hidden): a 1-D tensor gives a 0-D answer.
+        "no_value_error": '''def race_sample(rows, generator):
+    clocks = torch.empty_like(rows).exponential_(generator=generator)
+    return (rows / clocks).argmax(dim=-1)''',
+        **delegation_forms("def race_sample(rows, generator):", "specdec.engine.batched", "exponential_race"),
+    },
+
 }
 
 # The words naming its misconception that each likely wrong answer must meet in some failing test cell
@@ -1098,5 +1372,34 @@ MESSAGES = {f"{exercise}/{bug}": words for exercise, table in {
         "checks_only_p": "check the shapes first and raise ValueError",
         "loops_over_batch": "a loop over the batch",
         "residual_in_place": "changed p, q or drafts in place",
+        "returns_n_first": "you returned (n, tokens)",
+        "shared_uniform_rows": "one uniform shared across the rows",
+        "shared_uniform_positions": "One uniform shared across the positions",
+    },
+    "ex_drill_prompt_lookup_draft": {
+        "earliest_match": "take the most recent earlier occurrence",
+        "no_fallback": "fall back to shorter suffixes",
+        "matches_itself": "the suffix must not match itself",
+        "returns_the_ngram": "not the tokens after it",
+        "ignores_k": "k = 3 caps the proposal",
+        "no_value_error": "raise ValueError",
+        "returns_tuple": "must return a list",
+    },
+    "ex_drill_verify_node": {
+        "every_child_against_p": "not against p again",
+        "unnormalized_residual": "renormalized",
+        "last_draw_from_p": "draw from that last residual",
+        "non_strict": "strictly below",
+        "index_from_one": "expected (1, 0)",
+        "residual_in_place": "changed p or q in place",
+    },
+    "ex_drill_race_sample": {
+        "times_clock": "a product w * E or a uniform clock",
+        "uniform_clock": "a product w * E or a uniform clock",
+        "shared_clocks": "not one set shared by all rows",
+        "global_generator": "take every random number from `generator`",
+        "uses_multinomial": "called torch.multinomial",
+        "loops_over_rows": "a loop over the rows",
+        "no_value_error": "raise ValueError",
     },
 }.items() for bug, words in table.items()}
