@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="grade on the workers of this Dask scheduler (dask.distributed) instead of here")
     p.add_argument("--require-isolation", action="store_true",
                    help="refuse to grade if student code cannot be sandboxed (bubblewrap missing)")
+    p.add_argument("--roster", default=None, metavar="class.toml",
+                   help="the class (students = [...]): a row, 'no submission', for each student who sent nothing")
+    p.add_argument("--deadline", default=None, metavar="'2026-12-06 17:00'",
+                   help="mark submissions whose timestamp.txt is later than this (UTC unless a zone is given)")
 
     p = sub.add_parser("execute", help="run notebooks top to bottom and report time and errors")
     p.add_argument("notebooks", nargs="+")

@@ -11,6 +11,9 @@ copy, answers typed into its stubs, run and saved as JupyterLab saves it (`tests
     looper         loops forever in the last exercise          interrupted at the cell limit, the rest counts
     wrong_chapter  chapter 03's notebook under chapter 01's name   not graded, with a sentence that says so
     broken         not JSON                                    0, "not a readable notebook"
+    absent         on the roster, nothing handed in            0, "no submission"
+
+`correct` and `partial` carry nbgrader's timestamp.txt, one after the deadline and one before.
 """
 from __future__ import annotations
 
@@ -32,6 +35,10 @@ TIMEOUT = 20
 JOBS = 2
 #: The xdist group of every test that reads the `chapter_one_class` fixture: one worker grades it once.
 CHAPTER_ONE_CLASS = "chapter_one_class"
+#: The class as the roster names it (one student never submits) and its deadline; the submission times.
+ROSTER = ["absent", "broken", "correct", "empty", "killer", "looper", "partial", "wrong_chapter"]
+DEADLINE = "2026-12-01 12:00:00 UTC"
+TIMES = {"correct": "2026-12-01 13:30:00.250000 UTC", "partial": "2026-12-01 11:59:00 UTC"}
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,8 @@ def write_class(subs: Path) -> Path:
     }
     for student, nb in class_.items():
         write_submission(nb, subs / student / f"{FIRST}.ipynb")
+    for student, when in TIMES.items():
+        (subs / student / "timestamp.txt").write_text(when + "\n")
     (subs / "broken").mkdir(parents=True)
     (subs / "broken" / f"{FIRST}.ipynb").write_text('{"cells": [')
     return subs
@@ -69,5 +78,5 @@ def grade_chapter_one_class(root: Path) -> ChapterOneClass:
     subs = write_class(root / "subs")
     before = {p: p.read_bytes() for p in subs.rglob("*.ipynb")}
     start = time.perf_counter()
-    grade(find_submissions(subs), root / "local", jobs=JOBS, cell_timeout=TIMEOUT)
+    grade(find_submissions(subs), root / "local", jobs=JOBS, cell_timeout=TIMEOUT, roster=ROSTER, deadline=DEADLINE)
     return ChapterOneClass(subs, root / "local", before, time.perf_counter() - start)

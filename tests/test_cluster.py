@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.grade import find_submissions, grade
-from tests.graded_class import CHAPTER_ONE_CLASS, JOBS, TIMEOUT
+from tests.graded_class import CHAPTER_ONE_CLASS, DEADLINE, JOBS, ROSTER, TIMEOUT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(CHAPTER_ONE_CLASS)]
 
@@ -39,13 +39,13 @@ def test_a_local_dask_cluster_grades_like_local_grading(chapter_one_class, tmp_p
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         start = time.perf_counter()
         grade(find_submissions(chapter_one_class.subs), tmp_path / "dask", cell_timeout=TIMEOUT,
-              scheduler=cluster.scheduler_address)
+              scheduler=cluster.scheduler_address, roster=ROSTER, deadline=DEADLINE)
         dask_s = time.perf_counter() - start
     print(f"local ({JOBS} jobs) {chapter_one_class.seconds:.1f} s, LocalCluster (2 workers) {dask_s:.1f} s")
     left = set(scratch.glob("course-dask-worker-*")) - worker_dirs
     assert not left, f"the workers' course folders outlive them: {sorted(left)}"
     local, dask = _files(chapter_one_class.out), _files(tmp_path / "dask")
-    assert len(local[0]) == 7 and local[2], "the local grading lost its rows or its feedback"
+    assert len(local[0]) == len(ROSTER) and local[2], "the local grading lost its rows or its feedback"
     assert local[0] == dask[0]                      # grades.csv: scores, statuses, notes, review
     assert local[1] == dask[1]                      # grades_by_test.csv
     assert local[2].keys() == dask[2].keys() and len(local[2]) == 5

@@ -11,7 +11,7 @@ from autograder.errors import CourseError
 from autograder.grading.grade import find_submissions
 from autograder.grading.statuses import is_sentence
 from autograder.paths import NbgraderLayout
-from tests.graded_class import CHAPTER_ONE_CLASS, FIRST
+from tests.graded_class import CHAPTER_ONE_CLASS, FIRST, ROSTER, TIMES
 from tests.helpers import solution_nb, student_nb
 
 
@@ -30,6 +30,8 @@ def test_grade_a_class_of_chapter_one(chapter_one_class):
     assert float(rows["broken"]["score"]) == 0 and "not a readable notebook" in rows["broken"]["status"]
     assert "Error" not in rows["broken"]["status"], rows["broken"]["status"]
     assert "chapter 03's exercises" in rows["wrong_chapter"]["status"], rows["wrong_chapter"]
+    # The roster's student who handed in nothing has a row: 0 of the chapter's points, "no submission".
+    assert (rows["absent"]["score"], rows["absent"]["max_score"], rows["absent"]["status"]) == ("0", rows["correct"]["max_score"], "no submission")
     # The kernel dies in the last exercise: the exercises before it keep their points.
     assert 0 < float(rows["killer"]["score"]) < full
     assert rows["killer"]["status"].startswith("graded; the kernel died"), rows["killer"]["status"]
@@ -45,6 +47,29 @@ def test_grade_a_class_of_chapter_one(chapter_one_class):
     assert {r["student_id"] for r in per_test} == {"correct", "partial", "empty", "killer", "looper"}
     # Grading never touches the submissions themselves.
     assert chapter_one_class.before == {p: p.read_bytes() for p in chapter_one_class.subs.rglob("*.ipynb")}
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group(CHAPTER_ONE_CLASS)
+def test_every_row_keeps_its_submission_time_and_late_work_is_marked(chapter_one_class):
+    rows = chapter_one_class.rows()
+    assert (rows["correct"]["submitted_at"], rows["correct"]["late"]) == (TIMES["correct"], "late by 1 h 30 min")
+    assert (rows["partial"]["submitted_at"], rows["partial"]["late"]) == (TIMES["partial"], "on time")
+    assert (rows["empty"]["submitted_at"], rows["empty"]["late"]) == ("", "")
+    # The gradebook keeps the time too (formgrader and nbgrader's export show it), and lists the whole class.
+    with open(chapter_one_class.out / "nbgrader_grades.csv") as f:
+        exported = {r["student_id"]: r for r in csv.DictReader(f)}
+    assert exported["correct"]["timestamp"].startswith("2026-12-01 13:30:00"), exported["correct"]
+    assert set(ROSTER) <= set(exported), sorted(exported)
+
+
+def test_a_roster_names_the_class_and_a_deadline_must_be_a_time(tmp_path):
+    from autograder.grading.grade import check_deadline, missing_rows, Result
+
+    with pytest.raises(CourseError, match="not a time"):
+        check_deadline("friday")
+    rows = missing_rows([Result("ann", FIRST, 4.0, 6.0, "graded")], ["ann", "ben"], [FIRST], {FIRST: (6.0, 0.0)})
+    assert [(r.student, r.score, r.max_score, r.status) for r in rows] == [("ben", 0.0, 6.0, "no submission")]
 
 
 def test_one_file_per_student_layout_needs_the_chapter(tmp_path):

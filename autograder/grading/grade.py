@@ -9,8 +9,12 @@ SUBMISSIONS may be laid out in any of these ways:
 DIR becomes a complete nbgrader course directory (source, submitted, autograded,
 feedback, gradebook.db), so an instructor can open it in formgrader afterwards. We
 write `grades.csv` (one row per student and chapter: score, max_score, status, notes on
-what happened, and lines flagged for review), `grades_by_test.csv` (one row per graded
-test cell) and nbgrader's own export `nbgrader_grades.csv`.
+what happened, lines flagged for review, when it was submitted and whether that was late),
+`grades_by_test.csv` (one row per graded test cell) and nbgrader's own export `nbgrader_grades.csv`.
+With a roster (`--roster class.toml`), every rostered student has a row for every chapter graded,
+"no submission" and 0 points where nothing came in; a submission's time is nbgrader's
+`timestamp.txt` beside it (what `collect` keeps), recorded in the gradebook too, and with
+`--deadline` a later one is marked late.
 
 Each submission is graded by `worker.grade_submission(task, settings)`, which returns a typed
 `GradingOutcome`; this module lays out the course directory, runs the workers `jobs` at a
@@ -27,6 +31,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,6 +69,8 @@ class Result:
     review: list[str] = field(default_factory=list)     # lines of the student's code to look at
     optional_score: float = 0.0     # points of optional exercises: apart from score and max_score
     optional_max: float = 0.0
+    submitted_at: str = ""          # nbgrader's timestamp.txt, when the submission had one
+    late: str = ""                  # with a deadline: "late by 2 h 5 min", "on time", or "" (unknown)
 
     def optional_apart(self, optional: dict[str, float]) -> "Result":
         """This result with the tests in `optional` ({test: its points}, an optional exercise's) taken
@@ -178,10 +185,65 @@ def grade_all(tasks: list[GradingTask], settings: GradingSettings) -> list[Gradi
             for t in tasks]
 
 
+NO_SUBMISSION = "no submission"
+
+
+def lateness(submitted_at: str, deadline: str | None) -> str:
+    """How a submission time compares with a deadline (both as nbgrader writes times; a time without a
+    zone is UTC): "late by ...", "on time", or "" when either is unknown.
+
+    >>> lateness("2026-12-06 17:35:00 UTC", "2026-12-06 15:30:00 UTC")
+    'late by 2 h 5 min'
+    >>> lateness("2026-12-06 12:00:00.5 UTC", "2026-12-06 15:30")
+    'on time'
+    """
+    from nbgrader.utils import parse_utc
+
+    if not submitted_at or not deadline:
+        return ""
+    try:
+        seconds = (parse_utc(submitted_at) - parse_utc(deadline)).total_seconds()
+    except Exception:
+        return ""
+    if seconds <= 0:
+        return "on time"
+    minutes = int(seconds // 60)
+    return f"late by {minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"late by {max(minutes, 1)} min"
+
+
+def check_deadline(deadline: str | None) -> str | None:
+    """`deadline` as given, or a CourseError saying how to write one."""
+    from nbgrader.utils import parse_utc
+
+    if deadline is None:
+        return None
+    try:        # dateutil alone reads 'friday' as next Friday: a deadline starts with its date
+        if not re.match(r"^\d{4}-\d{2}-\d{2}\b", deadline.strip()):
+            raise ValueError(deadline)
+        parse_utc(deadline)
+    except Exception:
+        raise CourseError(f"--deadline {deadline!r} is not a time: write it as '2026-12-06 17:00' "
+                          f"(UTC) or '2026-12-06 17:00:00 UTC'") from None
+    return deadline
+
+
+def missing_rows(results: list[Result], roster: list[str], chapters: list[str],
+                 max_points: dict[str, tuple[float, float]]) -> list[Result]:
+    """A row for each rostered student with nothing graded in a chapter: 0 points, "no submission".
+
+    >>> missing_rows([Result("ann", "01", 3.0, 5.0, "graded")], ["ann", "ben"], ["01"], {"01": (5.0, 0.0)})
+    [Result(student='ben', chapter='01', score=0.0, max_score=5.0, status='no submission', tests=[], notes=[], review=[], optional_score=0.0, optional_max=0.0, submitted_at='', late='')]
+    """
+    have = {(r.student, r.chapter) for r in results}
+    return [Result(student, chapter, 0.0, max_points[chapter][0], NO_SUBMISSION, optional_max=max_points[chapter][1])
+            for chapter in chapters for student in roster if (student, chapter) not in have]
+
+
 def grade(submissions: list[Submission], out: Path, settings: GradingSettings | None = None,
-          **overrides) -> list[Result]:
+          roster: list[str] | None = None, deadline: str | None = None, **overrides) -> list[Result]:
     """Grade `submissions` into the course directory `out` with `settings` (keyword overrides such
-    as `jobs=1` or `cell_timeout=30` replace single fields)."""
+    as `jobs=1` or `cell_timeout=30` replace single fields). `roster` (student ids) adds a row for
+    every rostered student who submitted nothing; `deadline` marks later submissions late."""
     from .review import review_notebook
     from .sandbox import isolation_available, warn_not_isolated
 
@@ -222,6 +284,8 @@ def grade(submissions: list[Submission], out: Path, settings: GradingSettings | 
         notes[key] += cleaned
         reviews[key] = review_notebook(nb, sources[s.chapter])
         nbformat.write(nb, str(course.layout.submitted(s.student, s.chapter)))
+        if s.timestamp_file:        # nbgrader's autograde reads it into the gradebook
+            (dest / "timestamp.txt").write_text(s.submitted_at + "\n")
     tasks = [GradingTask(str(out), s.chapter, s.student) for s in submissions if (s.student, s.chapter) not in errors]
     for o in grade_all(tasks, settings):
         key = (o.student, o.chapter)
@@ -231,8 +295,22 @@ def grade(submissions: list[Submission], out: Path, settings: GradingSettings | 
         reviews.setdefault(key, []).extend(o.review_lines())
     # Every kernel is gone now; only the grader reads the gradebook and writes the CSVs.
     results = _collect(course, submissions, errors, notes)
+    times = {(s.student, s.chapter): s.submitted_at for s in submissions}
     for r in results:
         r.review = reviews.get((r.student, r.chapter), [])
+        r.submitted_at = times.get((r.student, r.chapter), "")
+        r.late = lateness(r.submitted_at, deadline)
+        if roster is not None and r.student not in roster:
+            r.notes.append("not on the roster")
+    if roster is not None:
+        results += missing_rows(results, roster, chapters, {
+            name: (sum(_max_points(src).values()) - sum(_max_points(src)[t] for t in optional_tests(src)
+                                                         if t in _max_points(src)),
+                   sum(_max_points(src)[t] for t in optional_tests(src) if t in _max_points(src)))
+            for name, src in sources.items()})
+        with course.gradebook() as gb:          # formgrader lists every student of the class
+            for student in roster:
+                gb.update_or_create_student(student)
     _write_csvs(out, results)
     _export_nbgrader_csv(course, out / NBGRADER_GRADES_CSV)
     return results
@@ -251,11 +329,12 @@ def _write_csvs(out: Path, results: list[Result]) -> None:
         # score, max_score and percent count the required exercises; an optional exercise's points
         # (chapter 10's 10.4, say) are the last two columns, as the learner's own reports show them.
         w.writerow(["student_id", "chapter", "score", "max_score", "percent", "status", "notes", "review",
-                    "optional_score", "optional_max"])
+                    "optional_score", "optional_max", "submitted_at", "late"])
         for r in sorted(results, key=lambda r: (r.student, r.chapter)):
             pct = 100.0 * r.score / r.max_score if r.max_score else 0.0
             w.writerow([r.student, r.chapter, f"{r.score:g}", f"{r.max_score:g}", f"{pct:.1f}", r.status,
-                        " | ".join(r.notes), " | ".join(r.review), f"{r.optional_score:g}", f"{r.optional_max:g}"])
+                        " | ".join(r.notes), " | ".join(r.review), f"{r.optional_score:g}", f"{r.optional_max:g}",
+                        r.submitted_at, r.late])
     with open(out / GRADES_BY_TEST_CSV, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["student_id", "chapter", "test", "score", "max_score"])
@@ -270,16 +349,23 @@ def main(args) -> int:
     chapter = resolve_chapter(args.chapter) if args.chapter else None
     subs = find_submissions(Path(args.submissions), chapter)
     settings = GradingSettings.from_args(args)
+    roster = None
+    if getattr(args, "roster", None):
+        from ..hub.roster import Roster
+
+        roster = list(Roster.load(Path(args.roster)).students)
+    deadline = check_deadline(getattr(args, "deadline", None))
     where = (f"on the Dask cluster at {settings.scheduler}" if settings.scheduler else
              f"{settings.parallel(len(subs))} at a time")
     print(f"grading {len(subs)} submission(s), {where}; {check_sandbox()}", flush=True)
     start = time.perf_counter()
-    results = grade(subs, Path(args.out), settings)
+    results = grade(subs, Path(args.out), settings, roster=roster, deadline=deadline)
     width = max(len(r.student) for r in results)
     for r in sorted(results, key=lambda r: (r.chapter, r.student)):
         flag = "  (review: see grades.csv)" if r.review else ""
         extra = f"  (optional {r.optional_score:g} / {r.optional_max:g})" if r.optional_max else ""
-        print(f"{r.chapter}  {r.student:<{width}}  {r.score:5g} / {r.max_score:g}{extra}  {r.status}{flag}")
+        when = f"  ({r.late})" if r.late and r.late != "on time" else ""
+        print(f"{r.chapter}  {r.student:<{width}}  {r.score:5g} / {r.max_score:g}{extra}  {r.status}{when}{flag}")
         for note in r.notes:
             print(f"{'':>{len(r.chapter) + width + 4}}{note[:150]}")
     out = Path(args.out)

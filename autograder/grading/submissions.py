@@ -29,6 +29,18 @@ class Submission:
     problem: str | None = None          # why it cannot be graded (e.g. ambiguous files), if so
     notes: list[str] = field(default_factory=list)      # e.g. an extra copy that was not graded
 
+    @property
+    def timestamp_file(self) -> Path | None:
+        """nbgrader's `timestamp.txt` beside the notebook (what `collect` and the exchange keep), if any."""
+        found = Path(self.path).parent / "timestamp.txt"
+        return found if found.is_file() else None
+
+    @property
+    def submitted_at(self) -> str:
+        """When the student submitted, as nbgrader wrote it ('2026-12-06 17:35:38.123456 UTC'), or ''."""
+        found = self.timestamp_file
+        return found.read_text(errors="replace").strip()[:64] if found else ""
+
 
 def student_id(name: str) -> str:
     """nbgrader student ids must be plain; 'Ana María' becomes 'Ana_Mar_a'."""
