@@ -297,3 +297,24 @@ MESSAGES = {f"ex_speculative_verify/{bug}": words for bug, words in {
     "break_then_bonus": "exactly one extra token",
     "keep_with_probability_p": "wrong keep ratio",
 }.items()}
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG): a while loop that indexes the rows as lists and clips the residual instead of np.maximum.
+RIGHT = {
+    "ex_speculative_verify": {
+        "while_loop_clip": '''def speculative_verify(p, q, drafts, rng):
+    gamma, V = len(drafts), p.shape[1]
+    out, i = [], 0
+    while i < gamma:
+        x = drafts[i]
+        if rng.random() < p[i][x] / q[i][x]:
+            out.append(int(x))
+            i += 1
+            continue
+        r = np.clip(p[i] - q[i], 0, None)
+        out.append(int(rng.choice(V, p=r / np.sum(r))))
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out''',
+    },
+}

@@ -161,3 +161,40 @@ WRONG = {
 ''',
     },
 }
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG): a loop over positions, the closed form with its alpha = 1 case, an if/else round cost,
+# and an argmax over the list of speedups (np.argmax takes the first, i.e. smallest, best gamma).
+RIGHT = {
+    "ex_expected_tokens": {
+        "loop_over_positions": '''def expected_tokens(alpha, gamma):
+    total, reach = 1.0, 1.0
+    for i in range(gamma):
+        reach *= alpha if np.ndim(alpha) == 0 else alpha[i]
+        total += reach
+    return total
+''',
+        "closed_form_with_alpha_one": '''def expected_tokens(alpha, gamma):
+    if np.ndim(alpha) == 0:
+        if alpha == 1:
+            return gamma + 1.0
+        return (1 - alpha ** (gamma + 1)) / (1 - alpha)
+    return 1.0 + float(np.cumprod(np.asarray(alpha, dtype=float)[:gamma]).sum())
+''',
+    },
+    "ex_speedup": {
+        "if_else_cost": '''def speedup(alpha, gamma, c, parallel=False, v=0.0):
+    if parallel:
+        cost = c + 1 + gamma * v
+    else:
+        cost = gamma * c + 1 + gamma * v
+    return expected_tokens(alpha, gamma) / cost
+''',
+    },
+    "ex_best_gamma": {
+        "argmax_of_list": '''def best_gamma(alpha, c, max_gamma, parallel=False, v=0.0):
+    values = [speedup(alpha, g, c, parallel, v) for g in range(1, max_gamma + 1)]
+    return int(np.argmax(values)) + 1
+''',
+    },
+}
