@@ -1,5 +1,6 @@
-"""Preflight: `grade` and `check` refuse to start, in one sentence, when a pinned package is missing
-or the course's nbgrader config cannot import `autograder` (nbgrader would carry on with its defaults)."""
+"""Preflight: `grade` and `check` refuse to start, in one sentence, when a package of their role is
+missing or not at its pin (a role without its extra is told the command that installs it), or the
+course's nbgrader config cannot import `autograder` (nbgrader would carry on with its defaults)."""
 import os
 import subprocess
 import sys
@@ -22,17 +23,45 @@ _m.distributions = _distributions
 def test_this_environment_passes():
     assert pf.environment_problem() is None
     assert pf.config_problem_here() is None
+    for extras in pf.EXTRAS_OF.values():
+        assert pf.environment_problem(extras=extras) is None
 
 
 def test_a_missing_pinned_package_is_named(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "c"\ndependencies = ["numpy==2.4.6"]\n'
+                                             '[project.optional-dependencies]\n'
+                                             'grade = ["no-such-package-xyz==1.0", "sphinx-mathjax-offline==0.0.2"]\n')
     pins = tmp_path / "constraints.txt"
     pins.write_text("# pinned\nnumpy==2.4.6\nsphinx-mathjax-offline==0.0.2\nno-such-package-xyz==1.0\n")
-    with pytest.raises(CourseError) as err:
-        pf.preflight("grade", config=None, constraints=pins)
-    msg = str(err.value)
-    assert msg.startswith("grade refused to start: the course environment") and "\n" not in msg
+    assert pf.environment_problem(pins, (), tmp_path / "pyproject.toml") is None      # the learner's set is here
+    msg = pf.environment_problem(pins, ("grade",), tmp_path / "pyproject.toml")
+    assert msg.startswith("the course environment") and "\n" not in msg
     assert "no-such-package-xyz==1.0 (not installed)" in msg and "numpy" not in msg
-    assert "./course setup" in msg
+    assert "; run ./course setup grade (or pip install -c constraints.txt -e '.[grade]') and try again" in msg
+
+
+def _without(monkeypatch, names):
+    real = pf.installed_versions
+    monkeypatch.setattr(pf, "installed_versions", lambda: {k: v for k, v in real().items() if k not in names})
+
+
+def test_a_learners_install_checks_its_work_and_each_role_asks_for_its_extra(monkeypatch):
+    """With only the learner's set (the other roles' own packages gone): `check` starts; `grade`,
+    the hub, the book and a cluster each say in one sentence which command installs theirs."""
+    _without(monkeypatch, {"sphinx-mathjax-offline", "sphinx", "myst-nb", "jupyterhub", "dask", "distributed",
+                           "pytest", "pytest-xdist", "playwright"})
+    pf.preflight("check", config=None)
+    for what, extras, command in (("grade", None, "./course setup grade"),
+                                  ("the hub", ("hub", "grade"), "./course hub"),
+                                  ("the book", ("book",), "./course book"),
+                                  ("grading on a Dask cluster", ("grade", "cluster"), "./course setup grade cluster")):
+        with pytest.raises(CourseError) as err:
+            pf.preflight(what, config=None, extras=extras)
+        msg = str(err.value)
+        assert msg.startswith(f"{what} refused to start: the course environment") and "\n" not in msg, msg
+        assert f"; run {command} (or pip install" in msg, msg
+    with pytest.raises(CourseError, match=r"jupyterhub==6\.1\.1 \(not installed\)"):
+        pf.preflight("the hub", config=None, extras=("hub",))
 
 
 def test_a_package_at_another_version_is_named():

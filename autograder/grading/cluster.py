@@ -98,6 +98,8 @@ def record(course, task: GradingTask, autograded: str) -> None:
 
 def grade_on_cluster(tasks: list[GradingTask], settings: GradingSettings) -> list[GradingOutcome]:
     """Grade `tasks` on the Dask cluster at `settings.scheduler`; record each result here as it arrives."""
+    from .preflight import preflight
+    preflight("grading on a Dask cluster", config=None, extras=("grade", "cluster"))   # `distributed` is an extra
     from distributed import Client, as_completed
 
     from .coursedir import CourseDir
