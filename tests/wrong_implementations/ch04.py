@@ -22,8 +22,10 @@ tests; an exact sampler gives about dof ± sqrt(2 dof)):
 
 For reference the real solution gets E1 6.1, E2 11.2, W 24.1, WH 193.7, B 47.6, BH 41.0.
 "imp" counts outcomes of probability 0 that occurred (assert_distribution fails on any).
-Every bug that changes the distribution of the emitted list gets p < 1e-12 in W (the weakest,
-one_uniform_for_all_positions, gets 132 on 30 dof, p = 9e-15) and also fails the protocol test.
+Every bug that changes the distribution of the emitted list gets p < 1e-12 in W by the chi-square
+law, and fails the protocol test. The weakest, one_uniform_for_all_positions, gets 132 on 30 dof in W:
+p = 9e-15 by the law, p_bound = 1.4e-12 by the exact upper bound assert_distribution now judges; it
+gets p_bound < 1e-12 in E1 (554), WH (1483) and B (270).
 Statistics are what the test would compute with the tests' fixed seeds; a test cell stops at
 its first failing assert, so the hidden statistics were computed with the asserts disabled.
 """
