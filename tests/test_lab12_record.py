@@ -108,3 +108,11 @@ def test_the_recorded_exactness_check_had_the_power_to_catch_resampling_from_p(r
     for kind in ("code", "prose"):
         check = record["exactness"][kind]
         assert check["power"] >= 0.99 and check["bug_caught"], (kind, check)
+
+
+def test_the_chapter_times_speed_unclocked_and_attributes_it_in_clocked_runs():
+    """Issue 37: wall-clock speedups from runs without the per-pass hooks; costs from separate, clocked runs."""
+    code = "\n".join(c.source for c in read(solution_notebook("12_gpt2_lab")).cells if c.cell_type == "code")
+    assert code.count("speedup_sweep(") == 2 and "paired_costs(" in code         # T = 1 sweep, T = 0.7; the costs
+    assert "tokens_per_second" not in code.replace("plain_tokens_per_second", "")  # no speedup from any other run
+    assert "clocked=True" not in code
