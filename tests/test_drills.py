@@ -608,3 +608,10 @@ def test_every_whiteboard_answer_fits_its_stated_time():
             words = len(re.sub(r"\]\([^)]*\)", "]", answer).split())
             assert words <= 130 * _minutes(headings[0]), (headings[0], words)
     assert questions == 22
+
+
+def test_the_terminal_names_the_slip_of_a_numeric_answer(tmp_path, capsys):
+    from autograder.__main__ import main
+    code = main(["drill", "round", "--seed", "7", "--values", "5.886", "2.372", "7", "--folder", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1 and "wrong (expected 6.356): that is 1 + alpha + ... + alpha^(gamma-1): you forgot the bonus token" in out, out
