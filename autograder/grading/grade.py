@@ -244,6 +244,7 @@ def grade(submissions: list[Submission], out: Path, settings: GradingSettings | 
     """Grade `submissions` into the course directory `out` with `settings` (keyword overrides such
     as `jobs=1` or `cell_timeout=30` replace single fields). `roster` (student ids) adds a row for
     every rostered student who submitted nothing; `deadline` marks later submissions late."""
+    from .library_copies import review_copies
     from .review import review_notebook
     from .sandbox import isolation_available, warn_not_isolated
 
@@ -282,7 +283,8 @@ def grade(submissions: list[Submission], out: Path, settings: GradingSettings | 
             continue
         nb, cleaned = sanitize(original, sources[s.chapter])
         notes[key] += cleaned
-        reviews[key] = review_notebook(nb, sources[s.chapter])
+        # Lines that reach for the grader, and functions copied from the course library with light edits.
+        reviews[key] = review_notebook(nb, sources[s.chapter]) + review_copies(nb, sources[s.chapter])
         nbformat.write(nb, str(course.layout.submitted(s.student, s.chapter)))
         if s.timestamp_file:        # nbgrader's autograde reads it into the gradebook
             (dest / "timestamp.txt").write_text(s.submitted_at + "\n")
