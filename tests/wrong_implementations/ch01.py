@@ -262,3 +262,75 @@ MESSAGES = {
     "ex_weight_only_free_k/total_params_in_flops": "Multiply only the active parameters",
     "ex_weight_only_free_k/strict_inequality": "the boundary counts as free",
 }
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness beside
+# WRONG): t_pass with np.where, or a loop over the broadcast grid; the largest free k found by a search upwards,
+# or as one floor of the bytes-to-FLOPs form in which n_gpu has cancelled.
+RIGHT = {
+    "ex_t_pass": {
+        "where_instead_of_maximum": '''def t_pass(B, k, t_W, t_K, t_F, t_0=0.0):
+    B, k = np.asarray(B, dtype=float), np.asarray(k, dtype=float)
+    if (B < 1).any() or (k < 1).any() or t_W < 0 or t_K < 0 or t_F < 0 or t_0 < 0:
+        raise ValueError("B, k >= 1 and non-negative times")
+    memory, compute = t_W + B * t_K, k * B * t_F
+    out = np.where(compute > memory, compute, memory) + t_0
+    return out.item() if out.ndim == 0 else out
+''',
+        "loop_over_broadcast": '''def t_pass(B, k, t_W, t_K, t_F, t_0=0.0):
+    for t in (t_W, t_K, t_F, t_0):
+        if t < 0:
+            raise ValueError("negative time")
+    Bb, kb = np.broadcast_arrays(np.asarray(B, dtype=float), np.asarray(k, dtype=float))
+    out = np.empty(Bb.shape)
+    for idx in np.ndindex(*Bb.shape):
+        b, kk = Bb[idx], kb[idx]
+        if b < 1 or kk < 1:
+            raise ValueError("B and k must be >= 1")
+        out[idx] = max(t_W + b * t_K, kk * b * t_F) + t_0
+    if out.ndim == 0:
+        return float(out)
+    return out
+''',
+    },
+    "ex_largest_free_k": {
+        "search_upwards": '''def largest_free_k(model, gpu, n_gpu, T_bar, B):
+    if B < 1 or n_gpu < 1 or T_bar < 0:
+        raise ValueError("need B >= 1, n_gpu >= 1, T_bar >= 0")
+    t_W = model.bytes_per_weight * model.n_params / (n_gpu * gpu.bandwidth)
+    t_K = T_bar * model.kv_bytes_per_token / (n_gpu * gpu.bandwidth)
+    t_F = (2 * model.n_active + 4 * model.n_layers * model.d_attn * T_bar) / (n_gpu * gpu.flops_bf16)
+    k = 0
+    while (k + 1) * B * t_F <= t_W + B * t_K:
+        k += 1
+    return k
+''',
+        "bytes_over_flops_floor": '''def largest_free_k(model, gpu, n_gpu, T_bar, B):
+    if B < 1 or n_gpu < 1 or T_bar < 0:
+        raise ValueError("need B >= 1, n_gpu >= 1, T_bar >= 0")
+    # n_gpu multiplies both the bandwidth and the FLOP rate, so it cancels
+    bytes_read = model.bytes_per_weight * model.n_params + B * T_bar * model.kv_bytes_per_token
+    flops_per_k = B * (2 * model.n_active + 4 * model.n_layers * model.d_attn * T_bar)
+    return int(math.floor(bytes_read * gpu.flops_bf16 / (flops_per_k * gpu.bandwidth)))
+''',
+    },
+    "ex_weight_only_free_k": {
+        "search_upwards": '''def weight_only_free_k(model, gpu, T_bar, B, s_W):
+    if s_W <= 0 or B < 1 or T_bar < 0:
+        raise ValueError("need s_W > 0, B >= 1, T_bar >= 0")
+    t_W = s_W * model.n_params / gpu.bandwidth
+    t_K = T_bar * model.kv_bytes_per_token / gpu.bandwidth
+    t_F = (2 * model.n_active + 4 * model.n_layers * model.d_attn * T_bar) / gpu.flops_bf16
+    k = 0
+    while (k + 1) * B * t_F <= t_W + B * t_K:
+        k += 1
+    return k
+''',
+        "bytes_over_flops_floor": '''def weight_only_free_k(model, gpu, T_bar, B, s_W):
+    if s_W <= 0 or B < 1 or T_bar < 0:
+        raise ValueError("need s_W > 0, B >= 1, T_bar >= 0")
+    bytes_read = s_W * model.n_params + B * T_bar * model.kv_bytes_per_token
+    flops_per_k = B * (2 * model.n_active + 4 * model.n_layers * model.d_attn * T_bar)
+    return int(bytes_read * gpu.flops_bf16 // (flops_per_k * gpu.bandwidth))
+''',
+    },
+}
