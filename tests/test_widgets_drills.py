@@ -79,3 +79,13 @@ def test_the_same_seed_again_is_a_retry_by_every_route_back(tmp_path):
     assert (again.last_event["attempt"], again.last_event["retry"]) == (3, True)
     (row,) = progress.topic_summary(progress.read_log(log))
     assert (row["attempts"], row["correct"], row["retries"]) == (2, 1, 2)
+
+
+def test_a_likely_slip_is_named_in_the_form(tmp_path):
+    # The form names the mistake behind a wrong answer, as `python -m autograder drill` does: an n_bar
+    # that leaves out the bonus token is "you forgot the bonus token", not only "not within the tolerance".
+    w = numeric_drill_widget(seed=1, kind="round", log=tmp_path / "log.jsonl")   # alpha^gamma = 0.55
+    alpha, gamma = w.question.params["alpha"], w.question.params["gamma"]
+    no_bonus = sum(alpha ** i for i in range(gamma))
+    w.check([no_bonus, 0, 0])
+    assert "forgot the bonus token" in w.verdict.value, w.verdict.value

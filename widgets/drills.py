@@ -105,8 +105,9 @@ class NumericDrill(W.VBox):
             # so an answer after the verdict and the worked answer were shown is a retry.
             self.last_event = self.clock.finish(result.correct, kind=self.question.kind, seed=self.question.seed)
             progress.record_seen(self.clock.drill, progress.WORKED, path=self.clock.path, seed=self.question.seed)
-        rows = "".join(f"<li>{html.escape(r.label)}: {'right' if r.ok else 'not within the tolerance'}</li>"
-                       for r in result.results)
+        # A wrong answer that matches a likely slip is named, as the terminal drill names it.
+        rows = "".join(f"<li>{html.escape(r.label)}: {'right' if r.ok else 'not within the tolerance'}"
+                       f"{html.escape(': ' + r.slip) if not r.ok and r.slip else ''}</li>" for r in result.results)
         head = "All right." if result.correct else "Not yet: compare with the worked answer below."
         self.verdict.value = f"<p><b>{head}</b></p><ul>{rows}</ul>"
         self.worked.layout.display = None
