@@ -283,3 +283,50 @@ MESSAGES = {f"ex_greedy_speculative_generate/{bug}": words for bug, words in {
     "mutates_prompt": "the caller's prompt list was changed",
     "round_even_when_n_new_is_zero": "and no target call",
 }.items()}
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG): every round drafts the full gamma, the agreements are found with one vectorised comparison,
+# and the text is cut to n_new at the end; or a for loop that commits token by token and breaks at the
+# first disagreement (or at the length limit).
+RIGHT = {
+    "ex_greedy_speculative_generate": {
+        "full_gamma_vectorised_then_cut": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    if gamma < 1 or n_new < 0:
+        raise ValueError("need gamma >= 1 and n_new >= 0")
+    tokens = list(prompt)
+    end = len(prompt) + n_new
+    calls = 0
+    while len(tokens) < end:
+        drafts = []
+        for _ in range(gamma):
+            drafts.append(int(np.argmax(draft_next(tokens + drafts))))
+        choices = np.argmax(target_logits(tokens + drafts), axis=-1)[len(tokens) - 1:]
+        calls += 1
+        agree = np.asarray(drafts) == choices[:gamma]
+        J = gamma if agree.all() else int(np.argmin(agree))
+        tokens = tokens + drafts[:J] + [int(choices[J])]
+    return tokens[:end], calls
+''',
+        "commit_token_by_token": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    tokens = prompt[:]
+    target_calls = 0
+    remaining = n_new
+    while remaining > 0:
+        guesses = []
+        context = tokens[:]
+        for _ in range(min(gamma, remaining - 1)):
+            nxt = int(np.argmax(draft_next(context)))
+            guesses.append(nxt)
+            context.append(nxt)
+        logits = target_logits(context)
+        target_calls += 1
+        for i in range(len(guesses) + 1):
+            best = int(np.argmax(logits[len(tokens) - 1]))
+            tokens.append(best)
+            remaining -= 1
+            if i == len(guesses) or guesses[i] != best:
+                break
+    return tokens, target_calls
+''',
+    },
+}
