@@ -79,3 +79,11 @@ def test_chapter_has_goals_summary_and_reading(name):
 def test_no_sys_path_tricks(name):
     for cell in solution_nb(name).cells:
         assert "sys.path" not in cell.source, f"{name}: import the course package instead of editing sys.path"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_no_markdown_cell_over_600_words(name):
+    # A chapter reads like a book: a long argument is split where its steps are, one idea per cell.
+    long = [(i, len(c.source.split()), c.source[:60]) for i, c in enumerate(solution_nb(name).cells)
+            if c.cell_type == "markdown" and len(c.source.split()) > 600]
+    assert not long, f"{name}: Markdown cells over 600 words (index, words, start): {long}"
