@@ -305,3 +305,62 @@ MESSAGES = {
     "ex_largest_free_batch/returns_float": "non-negative int",
     "ex_largest_free_batch/no_value_error": "expected a ValueError",
 }
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG): the critical context as the root of the straight line k t_F - t_K through two far-apart
+# contexts; the largest free batch by a doubling-then-bisection search on the definition itself, or by the
+# floor followed by a check of its neighbours.
+RIGHT = {
+    "ex_critical_context": {
+        "root_of_the_excess_line": '''def critical_context(model, gpu, k):
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError("k must be an integer >= 1")
+
+    def excess(T):                      # k t_F - t_K: a straight line in the context
+        cost = step_cost(model, gpu, T_bar=T)
+        return k * cost.t_F - cost.t_K
+
+    T1 = 4096.0
+    g0, g1 = excess(0.0), excess(T1)
+    if g1 >= g0:                        # the line never falls: no context is enough
+        return math.inf
+    return g0 * T1 / (g0 - g1)
+''',
+    },
+    "ex_largest_free_batch": {
+        "doubling_then_bisection": '''def largest_free_batch(model, gpu, T_bar, k):
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError("k must be an integer >= 1")
+    c = step_cost(model, gpu, T_bar=T_bar)
+    if k * c.t_F <= c.t_K:
+        return math.inf
+
+    def free(B):
+        return k * B * c.t_F <= c.t_W + B * c.t_K
+
+    hi = 1
+    while free(hi):
+        hi *= 2
+    lo = 0                              # free(lo) holds, free(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if free(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+''',
+        "floor_then_neighbours": '''def largest_free_batch(model, gpu, T_bar, k):
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError("k must be an integer >= 1")
+    c = step_cost(model, gpu, T_bar=T_bar)
+    per_sequence = k * c.t_F - c.t_K
+    if per_sequence <= 0:
+        return math.inf
+    memory_bound = lambda B: k * B * c.t_F <= c.t_W + B * c.t_K
+    B = int(c.t_W // per_sequence)
+    candidates = [b for b in (B - 1, B, B + 1) if b >= 0 and memory_bound(b)]
+    return max(candidates)
+''',
+    },
+}
