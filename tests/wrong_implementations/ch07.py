@@ -304,3 +304,53 @@ MESSAGES = {f"ex_adaptive_slots/{bug}": words for bug, words in {
     "returns_numpy_array": "return a Python list",
     "trims_rows_in_place": "changed its input",
 }.items()}
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG): a heap of (-survival, request) for the frontier, comparing the rates as quotients; a plain
+# scan of the requests for the best next slot each time, comparing cross-multiplied rates.
+RIGHT = {
+    "ex_adaptive_slots": {
+        "heap_and_quotients": '''import heapq
+
+
+def adaptive_slots(survivals, step_time):
+    B = len(survivals)
+    slots = [0] * B
+    heap = [(-survivals[r][0], r) for r in range(B) if len(survivals[r]) > 0]
+    heapq.heapify(heap)
+    n = B
+    expected = float(B)
+    rate = expected / step_time(n)
+    while heap:
+        neg_a, r = heapq.heappop(heap)
+        new_rate = (expected - neg_a) / step_time(n + 1)
+        if new_rate <= rate:
+            break
+        expected, n, rate = expected - neg_a, n + 1, new_rate
+        slots[r] += 1
+        if slots[r] < len(survivals[r]):
+            heapq.heappush(heap, (-survivals[r][slots[r]], r))
+    return slots
+''',
+        "scan_for_best": '''def adaptive_slots(survivals, step_time):
+    B = len(survivals)
+    l = [0] * B
+    nxt = [survivals[r][0] if len(survivals[r]) else None for r in range(B)]
+    num, n = B, B
+    while True:
+        best = None
+        for r in range(B):
+            if nxt[r] is not None and (best is None or nxt[r] > nxt[best]):
+                best = r
+        if best is None:
+            break
+        if (num + nxt[best]) * step_time(n) <= num * step_time(n + 1):
+            break
+        num += nxt[best]
+        n += 1
+        l[best] += 1
+        nxt[best] = survivals[best][l[best]] if l[best] < len(survivals[best]) else None
+    return l
+''',
+    },
+}
