@@ -223,3 +223,43 @@ WRONG = {
     "ex_in_run_costs": WRONG_IN_RUN_COSTS,
     "ex_draws_needed": WRONG_DRAWS_NEEDED,
 }
+
+# Correct answers written another way: each must keep full marks (a root of the power in lambda, then
+# whole numbers around lambda / per draw; an upward gallop that returns a NumPy integer).
+RIGHT = {"ex_draws_needed": {
+    "root_in_lambda_then_neighbours": _DRAWS_DEF + """
+    from scipy.optimize import brentq
+    p, w = np.asarray(p, dtype=float), np.asarray(w, dtype=float)
+    per_draw = float(np.sum((w - p) ** 2 / p))
+    if per_draw <= 0:
+        raise ValueError("w equals p")
+    dof = p.size - 1
+    x_star = stats.chi2.isf(level, dof)
+    gap = lambda lam: stats.ncx2.sf(x_star, dof, lam) - power
+    top = 1.0
+    while gap(top) < 0:
+        top *= 2
+    n = max(1, int(np.ceil(brentq(gap, 0.0, top) / per_draw)))
+    while gap(n * per_draw) < 0:
+        n += 1
+    while n > 1 and gap((n - 1) * per_draw) >= 0:
+        n -= 1
+    return n""",
+    "gallop_numpy_integer": _DRAWS_DEF + """
+    p, w = np.asarray(p, dtype=float), np.asarray(w, dtype=float)
+    per_draw = np.sum((w - p) ** 2 / p)
+    if not per_draw > 0:
+        raise ValueError("w equals p")
+    x_star = stats.chi2.isf(level, len(p) - 1)
+    power_at = lambda n: stats.ncx2.sf(x_star, len(p) - 1, n * per_draw)
+    n, step = np.int64(1), np.int64(1)
+    while power_at(n) < power:
+        n, step = n + step, step * 2
+    while step > 1:
+        step //= 2
+        if n - step >= 1 and power_at(n - step) >= power:
+            n -= step
+    while n > 1 and power_at(n - 1) >= power:
+        n -= 1
+    return n""",
+}}
