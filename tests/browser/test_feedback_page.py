@@ -1,8 +1,9 @@
-"""A feedback page opened offline in Chromium, alone in its folder as a student receives it: math typeset by the bundled MathJax, long messages wrapped,
-and on a phone laid out at the phone's width (nbgrader's template alone has no viewport tag: a phone drew it 980 px wide, shrunk to a third).
+"""A feedback page as a student receives it: math drawn by the browser from MathML written at grading time, long
+messages wrapped, on a phone laid out at the phone's width (nbgrader's template alone has no viewport tag: a phone drew it
+980 px wide, shrunk to a third), and read in JupyterLab's HTML viewer without pressing "Trust HTML".
 
-The page is rendered with nbgrader's own feedback template (which loads MathJax from a CDN) and rewritten by `autograder.grading.offline_page`; every request
-that is not a local file is refused, as on a machine with no network."""
+The page is rendered with nbgrader's own feedback template (which loads MathJax from a CDN) and rewritten by
+`autograder.grading.offline_page`; every request that is not a local file is refused, as on a machine with no network."""
 import re
 from pathlib import Path
 
@@ -11,8 +12,8 @@ from nbconvert import HTMLExporter
 
 from autograder.grading.offline_page import make_offline
 
-MATHJAX_DONE_JS = """() => window.MathJax && MathJax.startup && MathJax.startup.promise
-  ? MathJax.startup.promise.then(() => true) : false"""
+#: The page's formulas as the browser lays them out: MathML drawn natively has display "math" (or "block math").
+MATH_JS = """() => [...document.querySelectorAll('math')].map(m => [getComputedStyle(m).display, m.getBoundingClientRect().width])"""
 INLINE = ("Per token: $\\min(1, p/q) = (\\min(1, 2.5), \\min(1, 0.5), \\min(1, 1), \\min(1, 0.25)) "
           "= (1, 0.5, 1, 0.25)$, the acceptance probabilities.")
 LONG = "expected the acceptance rate " + "0.123456789 " * 60 + "got something else"
@@ -88,9 +89,10 @@ def test_feedback_math_renders_offline_and_messages_wrap(tmp_path, chromium):
     requested = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(page_file.as_uri())
-    page.wait_for_function(MATHJAX_DONE_JS, timeout=30_000)
-    assert page.locator("mjx-container").count() == 3 and page.locator("mjx-merror").count() == 0
-    assert "$p/q$" not in page.inner_text("body")
+    math = page.evaluate(MATH_JS)
+    assert len(math) == 3 and all(d in ("math", "block math") and w > 5 for d, w in math), math
+    assert "$p/q$" not in page.inner_text("body") and "mathjax" not in re.sub("<!--.*?-->", "", html, flags=re.S).lower()
+    assert len(html) < 400_000, f"{len(html)} bytes"         # no MathJax inlined (it was 2 MB of every page)
     # The long message wraps inside its box: nothing overflows horizontally, all its text is there.
     overflow = page.evaluate("""() => [...document.querySelectorAll('div.output_area pre')].map(p => p.scrollWidth - p.clientWidth)""")
     assert overflow and max(overflow) <= 1, overflow
@@ -136,7 +138,6 @@ def test_feedback_page_reads_on_a_phone(tmp_path, chromium, shots):
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())
     page = context.new_page()
     page.goto(page_file.as_uri())
-    page.wait_for_function(MATHJAX_DONE_JS, timeout=30_000)
     got = page.evaluate(PHONE_JS, [GRADE_ID, WORDS])
     page.screenshot(path=str(shots / "feedback_390.png"), full_page=True)
     context.close()
@@ -146,3 +147,31 @@ def test_feedback_page_reads_on_a_phone(tmp_path, chromium, shots):
     assert got["codeRight"] <= 390 and got["codeScrolls"], got
     assert got["scoreInside"], "a test cell's score spills out of its heading onto the code"
     assert not got["cut"], f"words cut across two lines: {got['cut']}"
+
+
+def test_feedback_page_reads_in_jupyterlab_untrusted(tmp_path, chromium, shots):
+    """Opened in JupyterLab's HTML viewer, where a page is untrusted and its scripts do not run, the formulas are
+    typeset (MathML the browser draws) and the summary names the exercise with its points; nobody pressed Trust."""
+    from tests.browser.labserver import start_lab
+
+    page_file = _page(tmp_path)
+    server = start_lab([], tmp_path / "lab")
+    try:
+        (server.root / "feedback.html").write_bytes(page_file.read_bytes())
+        context = chromium.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        page.goto(server.url("lab/tree/feedback.html"))
+        page.wait_for_selector(".jp-HTMLViewer iframe", timeout=90_000)
+        frame = page.frame_locator(".jp-HTMLViewer iframe")
+        frame.locator("math").first.wait_for(timeout=30_000)
+        sandbox = page.locator(".jp-HTMLViewer iframe").get_attribute("sandbox") or ""
+        math = frame.locator("body").evaluate(f"b => ({MATH_JS})()")
+        text = frame.locator("body").inner_text()
+        page.screenshot(path=str(shots / "feedback_in_lab.png"))
+        context.close()
+    finally:
+        server.stop()
+    assert "allow-scripts" not in sandbox, f"the page was trusted (sandbox {sandbox!r})"
+    assert len(math) == 3 and all(d in ("math", "block math") and w > 5 for d, w in math), math
+    assert "$p/q$" not in text and "\\sum" not in text, text[:500]
+    assert GRADE_ID in text and "0 / 2" in text, text[:800]
