@@ -387,3 +387,104 @@ MESSAGES = {
     "ex_recursive_rejection/global_rng_uniforms": "draw every random number from the rng argument",
     "ex_recursive_rejection/residual_written_into_p": "build each residual as a new array",
 }
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG): the mask by walking up each node's ancestors, or by a recursion on the parent (checks
+# first); the walk by recursion, or by scanning the parent array for the first matching child at each step;
+# recursive rejection with an unnormalised residual (the ratio divided by its total), or as a recursion
+# over the children.
+RIGHT = {
+    "ex_tree_attention_mask": {
+        "walk_up_ancestors": '''def tree_attention_mask(parents, prefix_len):
+    parents = np.asarray(parents)
+    if parents.ndim != 1:
+        raise ValueError("parents must be a 1-D array")
+    n = parents.shape[0]
+    for i in range(n):
+        if parents[i] < -1:
+            raise ValueError(f"parents[{i}] is below -1")
+        if parents[i] >= i:
+            raise ValueError(f"parents[{i}] is not an earlier node")
+    mask = np.zeros((n, prefix_len + n), dtype=bool)
+    pos = np.full(n, prefix_len, dtype=np.int64)
+    for i in range(n):
+        mask[i, :prefix_len] = True
+        j = i
+        while j != -1:
+            mask[i, prefix_len + j] = True
+            if j != i:
+                pos[i] += 1
+            j = int(parents[j])
+    return mask, pos
+''',
+        "recursive_depth": '''def tree_attention_mask(parents, prefix_len):
+    par = [int(x) for x in np.asarray(parents).reshape(-1)] if np.ndim(parents) == 1 else None
+    if par is None:
+        raise ValueError("parents must be one-dimensional")
+    for i, j in enumerate(par):
+        if not -1 <= j < i:
+            raise ValueError(f"parents[{i}] = {j} must be -1 or an earlier node")
+    n = len(par)
+
+    def ancestors(i):                    # i itself and everything above it
+        return [i] if par[i] == -1 else [i] + ancestors(par[i])
+
+    mask = np.zeros((n, prefix_len + n), dtype=bool)
+    mask[:, :prefix_len] = True
+    pos = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        up = ancestors(i)
+        mask[i, [prefix_len + a for a in up]] = True
+        pos[i] = prefix_len + len(up) - 1
+    return mask, pos
+''',
+    },
+    "ex_greedy_tree_walk": {
+        "recursion": '''def greedy_tree_walk(tokens, parents, target_next):
+    def walk(node):
+        want = target_next[node + 1]
+        for child in range(len(parents)):
+            if parents[child] == node and tokens[child] == want:
+                path, emitted = walk(child)
+                return [child] + path, [tokens[child]] + emitted
+        return [], [want]
+    return walk(-1)
+''',
+        "scan_parent_array": '''def greedy_tree_walk(tokens, parents, target_next):
+    path = []
+    current = -1
+    while True:
+        choice = target_next[current + 1]
+        nxt = next((i for i in range(len(tokens)) if parents[i] == current and tokens[i] == choice), None)
+        if nxt is None:
+            break
+        path.append(nxt)
+        current = nxt
+    emitted = [tokens[i] for i in path]
+    emitted.append(target_next[current + 1])
+    return path, emitted
+''',
+    },
+    "ex_recursive_rejection": {
+        "unnormalised_residual": '''def recursive_rejection(p, q, children, rng):
+    M = np.array(p, dtype=float)               # R_i up to a constant
+    for i in range(len(children)):
+        s = int(children[i])
+        if rng.random() < M[s] / (M.sum() * q[s]):
+            return s, i
+        M = np.clip(M / M.sum() - q, 0.0, None)
+    return int(rng.choice(len(M), p=M / M.sum())), -1
+''',
+        "recursion_over_children": '''def recursive_rejection(p, q, children, rng):
+    def node(R, i):
+        if i == len(children):
+            return int(rng.choice(len(R), p=R)), -1
+        s = int(children[i])
+        if rng.random() < R[s] / q[s]:
+            return s, i
+        gap = np.maximum(R - q, 0)
+        return node(gap / gap.sum(), i + 1)
+    return node(np.asarray(p, dtype=float), 0)
+''',
+    },
+}
