@@ -258,3 +258,43 @@ MESSAGES = {f"ex_ngram_draft/{bug}": words for bug, words in {
     "returns_strings": "not as strings",
     "returns_tuple": "Return a list",
 }.items()}
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG): every earlier start collected, then max or min, with a recursion to the next shorter
+# suffix; or one vectorised comparison of the sliding windows with the suffix.
+RIGHT = {
+    "ex_ngram_draft": {
+        "collect_starts_then_recurse": '''def ngram_draft(context, n, k, match="recent"):
+    if match != "recent" and match != "earliest":
+        raise ValueError("unknown match rule")
+    n = min(n, len(context) - 1)
+    if n < 1 or k == 0:
+        return []
+    suffix = context[-n:]
+    starts = [s for s in range(len(context) - n) if context[s:s + n] == suffix]
+    if not starts:
+        return ngram_draft(context, n - 1, k, match)
+    s = max(starts) if match == "recent" else min(starts)
+    return list(context[s + n:s + n + k])
+''',
+        "sliding_windows": '''from numpy.lib.stride_tricks import sliding_window_view
+
+
+def ngram_draft(context, n, k, match="recent"):
+    if match not in {"recent", "earliest"}:
+        raise ValueError(match)
+    L = len(context)
+    if k == 0 or L < 2:
+        return []
+    arr = np.empty(L, dtype=object)
+    arr[:] = list(context)
+    for m in range(min(n, L - 1), 0, -1):
+        windows = sliding_window_view(arr, m)[:L - m]          # starts before the suffix's own
+        hits = np.flatnonzero((windows == arr[L - m:]).all(axis=1))
+        if hits.size:
+            s = int(hits[-1] if match == "recent" else hits[0])
+            return arr[s + m:s + m + k].tolist()
+    return []
+''',
+    },
+}
