@@ -392,3 +392,128 @@ MESSAGES = {
     "ex_shared_blocks/trim_shared_through_shorten": "course library",
     "ex_reserve_trim/trim_through_shorten": "course library",
 }
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG): reserve and trim with slices of the lists (or a while loop on the covered positions);
+# the rollback from each cache's own length, or as two branches; the gather through fancy indexing (all
+# sources read before any write), or by copying the branch's entries out first; the shared trim with a
+# slice and a loop over the dropped blocks, copy-on-write with an explicit copy.
+RIGHT = {
+    "ex_reserve_trim": {
+        "slices": '''import math
+
+
+def reserve(cache, seq, n_new):
+    table = cache.tables[seq]
+    missing = max(0, math.ceil((cache.lengths[seq] + n_new) / cache.block_size) - len(table))
+    if missing > len(cache.free):
+        raise RuntimeError("not enough free blocks")
+    if missing:
+        taken = cache.free[-missing:]
+        del cache.free[-missing:]
+        table.extend(taken)
+
+
+def trim(cache, seq, new_length):
+    if new_length < 0 or new_length > cache.lengths[seq]:
+        raise ValueError("new_length out of range")
+    keep = math.ceil(new_length / cache.block_size)
+    table = cache.tables[seq]
+    cache.free.extend(table[keep:])
+    del table[keep:]
+    cache.lengths[seq] = new_length
+''',
+        "while_covered": '''def reserve(cache, seq, n_new):
+    target = cache.lengths[seq] + n_new
+    table = cache.tables[seq]
+    need = 0
+    while (len(table) + need) * cache.block_size < target:
+        need += 1
+    if need > len(cache.free):
+        raise RuntimeError(f"need {need} blocks, {len(cache.free)} free")
+    for _ in range(need):
+        table.append(cache.free.pop(0))
+
+
+def trim(cache, seq, new_length):
+    if not (0 <= new_length <= cache.lengths[seq]):
+        raise ValueError("bad new_length")
+    table = cache.tables[seq]
+    while table and (len(table) - 1) * cache.block_size >= new_length:
+        cache.free.append(table.pop())
+    cache.lengths[seq] = new_length
+''',
+    },
+    "ex_rollback_after_round": {
+        "from_each_length": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
+    rejected = gamma - n_accepted                                # drafts the target read in vain
+    library_trim(target, seq, target.lengths[seq] - rejected)
+    draft_rejected = max(gamma - 1 - n_accepted, 0)              # the draft read gamma - 1 drafts
+    library_trim(draft, seq, draft.lengths[seq] - draft_rejected)
+    return 1 + int(n_accepted == gamma)
+''',
+        "two_branches": '''def rollback_after_round(target, draft, seq, n_accepted, gamma):
+    committed = target.lengths[seq] - gamma + n_accepted
+    library_trim(target, seq, committed)
+    if n_accepted == gamma:
+        library_trim(draft, seq, committed - 1)
+        return 2
+    library_trim(draft, seq, committed)
+    return 1
+''',
+    },
+    "ex_gather_branch": {
+        "fancy_indexing": '''def gather_branch(cache, seq, prefix_len, branch):
+    if len(branch):
+        src = np.array([cache.slot(seq, prefix_len + j) for j in branch])
+        dst = np.array([cache.slot(seq, prefix_len + i) for i in range(len(branch))])
+        cache.k[dst[:, 0], dst[:, 1]] = cache.k[src[:, 0], src[:, 1]]
+        cache.v[dst[:, 0], dst[:, 1]] = cache.v[src[:, 0], src[:, 1]]
+    library_trim(cache, seq, prefix_len + len(branch))
+''',
+        "copy_out_first": '''def gather_branch(cache, seq, prefix_len, branch):
+    saved = []
+    for node in branch:
+        b, o = cache.slot(seq, prefix_len + node)
+        saved.append((cache.k[b, o].copy(), cache.v[b, o].copy()))
+    for i, (key, value) in enumerate(saved):
+        b, o = cache.slot(seq, prefix_len + i)
+        cache.k[b, o] = key
+        cache.v[b, o] = value
+    library_trim(cache, seq, prefix_len + len(saved))
+''',
+    },
+    "ex_shared_blocks": {
+        "slice_and_copy": '''import math
+
+
+def trim_shared(cache, refs, seq, new_length):
+    if new_length < 0 or new_length > cache.lengths[seq]:
+        raise ValueError("new_length out of range")
+    keep = math.ceil(new_length / cache.block_size)
+    dropped = cache.tables[seq][keep:]
+    cache.tables[seq] = cache.tables[seq][:keep]
+    for block in dropped:
+        refs[block] -= 1
+        if refs[block] == 0:
+            del refs[block]
+            cache.free.append(block)
+    cache.lengths[seq] = new_length
+
+
+def copy_on_write(cache, refs, seq):
+    table = cache.tables[seq]
+    i = cache.lengths[seq] // cache.block_size
+    if i < len(table) and refs[table[i]] > 1:
+        if len(cache.free) == 0:
+            raise RuntimeError("no free block for the copy")
+        shared = table[i]
+        private = cache.free.pop()
+        cache.k[private] = cache.k[shared].copy()
+        cache.v[private] = cache.v[shared].copy()
+        refs[shared] -= 1
+        refs[private] = 1
+        table[i] = private
+''',
+    },
+}
