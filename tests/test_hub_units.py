@@ -107,13 +107,13 @@ def test_the_hub_refuses_to_start_when_a_pinned_package_is_missing(tmp_path, mon
 
     real = preflight.installed_versions
     monkeypatch.setattr(preflight, "installed_versions",
-                        lambda: {k: v for k, v in real().items() if k != "sphinx-mathjax-offline"})
+                        lambda: {k: v for k, v in real().items() if k != "latex2mathml"})
     roster = Roster("zqprof", ("zqann",))
     with pytest.raises(CourseError) as err:
         lifecycle.start(roster, HubLayout(tmp_path / "state"), HubSettings(port=1, hub_port=2, api_port=3))
     msg = str(err.value)
     assert msg.startswith("the hub refused to start: the course environment") and "\n" not in msg
-    assert "sphinx-mathjax-offline==" in msg
+    assert "latex2mathml==" in msg
     assert not [u for u in roster.users if users.exists(u)] and not (tmp_path / "state").exists()
 
 

@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 EXTRAS = PROJECT["optional-dependencies"]
 # The packages of the other roles, which a learner never runs: the suite's, the book's, the hub's, a
-# cluster's (and the feedback pages' MathJax, which pulls in Sphinx).
+# cluster's, grading's.
 NOT_THE_LEARNERS = {"pytest", "pytest-xdist", "playwright", "execnet", "sphinx", "myst-nb", "myst-parser",
                     "sphinx-book-theme", "pydata-sphinx-theme", "sphinx-mathjax-offline", "sphinx-copybutton",
-                    "jupyter-cache", "jupyterhub", "pamela", "certipy", "dask", "distributed"}
+                    "jupyter-cache", "jupyterhub", "pamela", "certipy", "dask", "distributed", "latex2mathml"}
 
 
 def _pins(lines):
@@ -62,7 +62,7 @@ def test_the_learners_set_reaches_no_package_of_another_role():
     everything = needed_packages(role_requirements(("dev",)))
     assert NOT_THE_LEARNERS <= everything, sorted(NOT_THE_LEARNERS - everything)
     for extra, names in (("book", {"sphinx", "myst-nb"}), ("hub", {"jupyterhub"}),
-                         ("cluster", {"dask", "distributed"}), ("grade", {"sphinx-mathjax-offline"})):
+                         ("cluster", {"dask", "distributed"}), ("grade", {"latex2mathml"})):
         assert names <= needed_packages(role_requirements((extra,))), extra
 
 
@@ -173,7 +173,20 @@ for package in ("specdec", "widgets", "autograder"):
 @pytest.mark.slow
 def test_the_learners_path_imports_without_the_other_roles_packages():
     absent = ["sphinx", "myst_nb", "myst_parser", "sphinx_book_theme", "sphinx_copybutton", "sphinx_mathjax_offline",
-              "jupyterhub", "dask", "distributed", "pytest", "_pytest", "xdist", "playwright"]
+              "latex2mathml", "jupyterhub", "dask", "distributed", "pytest", "_pytest", "xdist", "playwright"]
     done = subprocess.run([sys.executable, "-c", _WITHOUT_OTHER_ROLES, ",".join(absent)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr[-3000:]
+
+
+def test_the_readme_quotes_the_measured_setup():
+    """README's time and size of `./course lab`'s setup, after and before installs by role, are the
+    ones benchmarks/results/setup.md records (measured by hand from fresh clones: a test has no network)."""
+    rows = re.findall(r"^\| \w+ \((before|after)\) \|[^|]+\| (\d+) \| (\d+) \| \d+ \|",
+                      (ROOT / "benchmarks" / "results" / "setup.md").read_text(), re.M)
+    recorded = {when: (int(seconds), int(mib)) for when, seconds, mib in rows}
+    said = re.search(r"its setup took (\d+) min (\d+) s and (\d+) MiB, against (\d+) min (\d+) s and (\d+) MiB",
+                     re.sub(r"\s+", " ", (ROOT / "README.md").read_text()))
+    assert said and set(recorded) == {"before", "after"}, (said, recorded)
+    m1, s1, size1, m0, s0, size0 = map(int, said.groups())
+    assert {"after": (60 * m1 + s1, size1), "before": (60 * m0 + s0, size0)} == recorded

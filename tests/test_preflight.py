@@ -15,7 +15,7 @@ from autograder.paths import NBGRADER_CONFIG, REPO_ROOT
 HIDE = """import importlib.metadata as _m
 _real = _m.distributions
 def _distributions(**kw):
-    return (d for d in _real(**kw) if (d.metadata['Name'] or '').lower() != 'sphinx-mathjax-offline')
+    return (d for d in _real(**kw) if (d.metadata['Name'] or '').lower() != 'latex2mathml')
 _m.distributions = _distributions
 """
 
@@ -30,9 +30,9 @@ def test_this_environment_passes():
 def test_a_missing_pinned_package_is_named(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "c"\ndependencies = ["numpy==2.4.6"]\n'
                                              '[project.optional-dependencies]\n'
-                                             'grade = ["no-such-package-xyz==1.0", "sphinx-mathjax-offline==0.0.2"]\n')
+                                             'grade = ["no-such-package-xyz==1.0", "latex2mathml==3.77.0"]\n')
     pins = tmp_path / "constraints.txt"
-    pins.write_text("# pinned\nnumpy==2.4.6\nsphinx-mathjax-offline==0.0.2\nno-such-package-xyz==1.0\n")
+    pins.write_text("# pinned\nnumpy==2.4.6\nlatex2mathml==3.77.0\nno-such-package-xyz==1.0\n")
     assert pf.environment_problem(pins, (), tmp_path / "pyproject.toml") is None      # the learner's set is here
     msg = pf.environment_problem(pins, ("grade",), tmp_path / "pyproject.toml")
     assert msg.startswith("the course environment") and "\n" not in msg
@@ -48,7 +48,7 @@ def _without(monkeypatch, names):
 def test_a_learners_install_checks_its_work_and_each_role_asks_for_its_extra(monkeypatch):
     """With only the learner's set (the other roles' own packages gone): `check` starts; `grade`,
     the hub, the book and a cluster each say in one sentence which command installs theirs."""
-    _without(monkeypatch, {"sphinx-mathjax-offline", "sphinx", "myst-nb", "jupyterhub", "dask", "distributed",
+    _without(monkeypatch, {"latex2mathml", "sphinx-mathjax-offline", "sphinx", "myst-nb", "jupyterhub", "dask", "distributed",
                            "pytest", "pytest-xdist", "playwright"})
     pf.preflight("check", config=None)
     for what, extras, command in (("grade", None, "./course setup grade"),
@@ -81,7 +81,7 @@ def test_grade_refuses_before_grading_when_a_package_is_missing(tmp_path):
                           cwd=REPO_ROOT, timeout=300)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "sphinx-mathjax-offline==0.0.2 (not installed)" in lines[0], proc.stderr
+    assert len(lines) == 1 and "latex2mathml==3.77.0 (not installed)" in lines[0], proc.stderr
     assert not (tmp_path / "out").exists()
 
 

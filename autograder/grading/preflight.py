@@ -2,7 +2,7 @@
 
 Two failures used to show up late and quietly:
 
-* one pinned package missing (e.g. `sphinx-mathjax-offline`, which the feedback pages need) made
+* one pinned package missing (e.g. `latex2mathml`, which the feedback pages need) made
   every student's row "grading stopped on an internal error";
 * an nbgrader config that cannot import `autograder` (run by another Python, or with the course
   not on its path) is logged by nbgrader as an error, which then carries on with its defaults:
