@@ -2,8 +2,9 @@
 
 An exercise is optional when the heading of its statement says so: the last Markdown heading above
 its solution cell that titles an exercise lists `optional` among the words in parentheses
-(`## 8 · Exercise 10.4 (interview, optional): ...`). The rule for authors and the reports that
-count such an exercise apart: docs/AUTHORING.md, section "Chapter skeleton".
+(`## 8 · Exercise 10.4 (interview, optional): ...`), as the course map reads it
+(autograder.course_map). The rule for authors and the reports that count such an exercise apart:
+docs/AUTHORING.md, section "Chapter skeleton".
 
     >>> from autograder.authoring import md, solution
     >>> from autograder.notebooks import new_notebook
@@ -21,44 +22,24 @@ count such an exercise apart: docs/AUTHORING.md, section "Chapter skeleton".
 """
 from __future__ import annotations
 
-import re
-
-from .notebooks import grade_id_of, is_grade, is_solution
-
-_TITLE = re.compile(r"^#+[^\n]*?\bExercise\s+\d+\.\d+\s*\(([^)]*)\)", re.M)
+from .course_map import exercise_heading, read_chapter
 
 
 def is_optional_title(markdown: str) -> bool | None:
     """True/False when `markdown` holds an exercise heading (its last one decides), None when it holds none."""
-    titles = _TITLE.findall(markdown)
-    if not titles:
-        return None
-    return "optional" in [word.strip().lower() for word in titles[-1].split(",")]
+    heading = exercise_heading(markdown)
+    return None if heading is None else "optional" in heading[1]
 
 
 def optional_exercises(nb) -> set[str]:
-    """Grade ids of the solution cells whose exercise heading says `optional`."""
-    optional, current = set(), False
-    for cell in nb.cells:
-        if cell.get("cell_type") == "markdown":
-            title = is_optional_title(cell.get("source", ""))
-            if title is not None:
-                current = title
-        elif is_solution(cell) and current:
-            optional.add(grade_id_of(cell))
-    return optional
+    """Grade ids of the solution cells whose exercise heading says `optional` (autograder.course_map)."""
+    return {e.grade_id for e in read_chapter("", nb).exercises if e.optional}
 
 
 def optional_tests(nb) -> set[str]:
     """Grade ids of the test cells that belong to an optional exercise (those between its solution
     cell and the next solution cell), so a class's grades can count them apart too."""
-    optional, out, current = optional_exercises(nb), set(), None
-    for cell in nb.cells:
-        if is_solution(cell):
-            current = grade_id_of(cell)
-        elif is_grade(cell) and current in optional:
-            out.add(grade_id_of(cell))
-    return out
+    return {t for e in read_chapter("", nb).exercises if e.optional for t in e.tests}
 
 
 def split_points(exercises: dict[str, tuple[float, float]], optional: set[str]

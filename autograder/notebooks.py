@@ -110,21 +110,34 @@ def nbgrader_meta(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
 
 
-# Cell roles, named once (as nbgrader's `utils.is_grade` / `is_solution` / `is_locked`): every other
-# module asks these instead of reading the metadata itself.
+# Cell roles, named once and defined as nbgrader's `nbgrader.utils.is_grade` / `is_solution` /
+# `is_locked` define them (a grade cell is locked, a solution cell never is): every other module asks
+# these instead of reading the metadata itself. Restated, not imported: `import nbgrader` loads its
+# server extensions (about 2.5 s of CPU), which `drill`, the start page and a chapter's kernel would
+# pay for three lines; tests/test_course_map.py holds them equal to nbgrader's on every cell of the
+# course and every combination of the three flags. They take a notebook cell or a plain dict.
 def is_grade(cell) -> bool:
     """A cell whose outputs score points (a test cell, or a manually graded answer)."""
-    return bool(nbgrader_meta(cell).get("grade"))
+    return bool(nbgrader_meta(cell).get("grade", False))
 
 
 def is_solution(cell) -> bool:
     """A cell the learner writes in (between `### BEGIN SOLUTION` markers in the instructor's copy)."""
-    return bool(nbgrader_meta(cell).get("solution"))
+    return bool(nbgrader_meta(cell).get("solution", False))
 
 
 def is_locked(cell) -> bool:
-    """A cell nbgrader restores from the instructor's copy before grading (setup, tests, prose)."""
-    return bool(nbgrader_meta(cell).get("locked"))
+    """A cell nbgrader restores from the instructor's copy before grading (setup, tests, prose):
+    never a solution cell, always a grade cell that is not one, else as its `locked` flag says.
+
+        >>> is_locked(new_code("assert True", nbgrader={"grade": True, "solution": False, "locked": False}))
+        True
+        >>> is_locked(new_code("x = 1", nbgrader={"grade": False, "solution": True, "locked": True}))
+        False
+    """
+    if is_solution(cell):
+        return False
+    return is_grade(cell) or bool(nbgrader_meta(cell).get("locked", False))
 
 
 def is_test(cell) -> bool:

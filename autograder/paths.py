@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from specdec.engine.lab_record import RECORD as LAB12_RECORD
+
 from .errors import CourseError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -34,10 +36,12 @@ NBGRADER_CONFIG = PACKAGE_DIR / "grading" / "nbgrader_config.py"
 DRILLS_CHAPTER = "13_interview_drills"
 CHAPTER_GLOB = "[0-9][0-9]_*.ipynb"
 # Top-level folders and files of the course that a student bundle copies (the learner's JupyterLab
-# settings and the book builder included; the GPU lab's script, which chapter 12 names, too).
+# settings and the book builder included; the GPU lab's script, which chapter 12 names, and chapter 12's
+# recorded full CPU run, which it prints, too). `LAB12_RECORD` (relative to a course's root) is
+# specdec.engine.lab_record's, the module that reads it: the one place its path is built.
 BUNDLE_PACKAGES = ("specdec", "widgets", "autograder", "book", "jupyter_config")
 BUNDLE_FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "course", ".gitignore",
-                "benchmarks/gpu_lab.py")
+                "benchmarks/gpu_lab.py", LAB12_RECORD.as_posix())
 # The bundle's README.md: written for learners (the course's own README is the instructor's).
 BUNDLE_README = PACKAGE_DIR / "authoring" / "bundle_README.md"
 # The start page `./course lab` opens in the learner's folder (autograder.learner.start).

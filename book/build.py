@@ -7,7 +7,8 @@ Pipeline (each step one function):
    ran (the test suite stores its runs there), else run now and stored.
 2. `book_page` (book/pages.py): widgets become static pictures of their initial state, the
    tracebacks of the unsolved test cells one line each.
-3. `start_page`: the course map (each chapter, its title and its exercises).
+3. `start_page`: the course map (each chapter, its title and its exercises, as autograder.course_map
+   reads them: numbered, named as a learner types them, in the chapter's order).
 4. Sphinx with MyST-NB and the book theme (book/conf.py) renders the staged sources; MathJax 3 is
    copied into the site from the `sphinx-mathjax-offline` package, so math renders with no network.
 5. After Sphinx: `downloads/` gets each chapter's learner notebook and the student bundle as a zip
@@ -41,7 +42,7 @@ from .pages import book_page
 from .references import references_page
 from .search_text import write_search_text
 from .site_info import BUNDLE_ZIP, DOWNLOADS, site_info
-from autograder.notebooks import grade_id_of, is_solution
+from autograder.course_map import exercise_list, read_chapter
 
 BOOK_DIR = Path(__file__).resolve().parent
 SITE_DIR = REPO_ROOT / "build" / "book"
@@ -75,15 +76,6 @@ def _title(nb) -> str:
     raise ValueError("a chapter notebook needs a '# ' title in a markdown cell")
 
 
-def _exercises(nb) -> list[str]:
-    names = []
-    for cell in nb.cells:
-        if cell.cell_type == "code" and is_solution(cell):
-            defs = re.findall(r"^def (\w+)\(", cell.source, re.M)
-            names += defs or [(grade_id_of(cell) or "")]
-    return [n for n in names if n]
-
-
 def start_page(chapters: list[tuple[str, nbformat.NotebookNode]], repository_link: str = "") -> str:
     """The start page in MyST markdown: what the book is, the course map, the table of contents.
     `repository_link`: the `<a>` to the course's repository (book/site_info.py), or "" for none.
@@ -98,8 +90,8 @@ def start_page(chapters: list[tuple[str, nbformat.NotebookNode]], repository_lin
     """
     rows = []
     for name, nb in chapters:
-        exercises = ", ".join(f"`{e}`" for e in _exercises(nb)) or "none"
-        rows.append(f"| [{_title(nb)}]({name}.ipynb) | {exercises} |")
+        # The course map's reader (autograder.course_map), on the page as the book shows it.
+        rows.append(f"| [{_title(nb)}]({name}.ipynb) | {exercise_list(read_chapter(name, nb))} |")
     toc = "\n".join([name for name, _ in chapters] + ["references"])
     # The link's text starts a sentence in the footer and sits inside one here.
     source = f" The course's own files are in its {repository_link.replace('>Source repository<', '>source repository<')}." \

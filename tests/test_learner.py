@@ -50,7 +50,7 @@ def test_the_start_page_maps_the_course_and_shows_progress(tmp_path, monkeypatch
     text = "\n".join(c.source for c in page.cells)
     for name in CHAPTERS:
         assert f"]({name}.ipynb)" in text, f"no link to {name}"
-    assert "`expected_tokens`, `speedup`, `best_gamma`" in text           # chapter 05's exercises
+    assert "5.1 `expected_tokens`, 5.2 `speedup`, 5.3 `best_gamma`" in text   # chapter 05's exercises, numbered
     assert "derive the expected number of tokens per round" in text        # what it teaches (its goals)
     row = next(ln for ln in text.splitlines() if "](05_speedup.ipynb) |" in ln)
     assert "2/3 exercises passed" in row

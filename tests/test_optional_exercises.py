@@ -74,7 +74,7 @@ def test_the_progress_log_and_summaries_count_required_exercises_only(tmp_path):
     assert any("shared_blocks (optional, not counted)" in ln and ln.rstrip().endswith("0/4")
                for ln in text.splitlines())
     line = _progress_line("10_cache_rollback", progress.read_log(log))
-    assert line.startswith("2/2 exercises passed, optional shared_blocks apart")
+    assert line.startswith("2/2 exercises passed, optional 10.4 `trim_shared` + `copy_on_write` apart")
 
 
 @pytest.mark.slow

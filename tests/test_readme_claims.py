@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.__main__ import build_parser
-from autograder.notebooks import read
-from autograder.paths import REPO_ROOT, SOLUTIONS_DIR
+from autograder.paths import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text()
 
@@ -33,14 +32,17 @@ def test_every_autograder_command_in_the_readme_parses(line):
         pytest.fail(f"README command `python -m autograder {line}` is refused by the CLI (exit {exit_.code})")
 
 
-def test_the_chapter_table_names_each_chapter_and_its_exercises():
+def test_the_chapter_table_lists_the_course_map():
+    """Each row of the README's chapter table lists its chapter's exercises (chapter 13: its coding and
+    numeric drills) as the start page, the book and `drill --list` do: from autograder.course_map, with
+    the same numbers and names, in the order of the chapter."""
+    from autograder.course_map import course_map, exercise_list
+
     rows = re.findall(r"^\| (\d\d) \| .*? \| (.*?) \|$", README, flags=re.M)
-    chapters = sorted(p.stem for p in SOLUTIONS_DIR.glob("[0-9][0-9]_*.ipynb"))
-    assert [n for n, _ in rows] == [c[:2] for c in chapters], "the README's chapter table and solutions/ differ"
-    for (number, exercises), chapter in zip(rows, chapters):
-        source = "\n".join(c.source for c in read(SOLUTIONS_DIR / f"{chapter}.ipynb").cells)
-        for name in re.findall(r"`(\w+)`", exercises):
-            assert re.search(rf"def {name}\b", source), f"README says chapter {number} asks for `{name}`; it does not"
+    chapters = course_map()
+    assert [n for n, _ in rows] == [c.number for c in chapters], "the README's chapter table and solutions/ differ"
+    for (number, listed), chapter in zip(rows, chapters):
+        assert listed == exercise_list(chapter), f"README, chapter {number}: write `{exercise_list(chapter)}`"
 
 
 def test_the_lab_pair_is_as_described():

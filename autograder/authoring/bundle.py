@@ -17,7 +17,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .. import notebooks
+from .. import notebooks, paths
 from ..errors import CourseError
 from ..paths import BUNDLE_FILES, BUNDLE_PACKAGES, BUNDLE_README, REFERENCE_DIR, REPO_ROOT, SOLUTIONS_DIR, BundleLayout, chapter_names, \
     solution_notebook
@@ -27,8 +27,8 @@ from .release import release
 PACKAGES = BUNDLE_PACKAGES
 # Chapter 12 prints the recorded full CPU run beside a short one (and a page made with the test preset
 # shows it in place of the sweep): without the record a learner's copy would have nothing to compare.
-LAB12_RECORD = "benchmarks/results/lab12_cpu.json"
-FILES = BUNDLE_FILES + (LAB12_RECORD,)
+LAB12_RECORD = paths.LAB12_RECORD.as_posix()
+FILES = BUNDLE_FILES
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", REFERENCE_DIR.name, BUNDLE_README.name)
 
 

@@ -24,7 +24,7 @@ import site
 import sys
 from pathlib import Path
 
-from ..paths import PACKAGE_DIR, REPO_ROOT
+from ..paths import LAB12_RECORD, PACKAGE_DIR, REPO_ROOT
 
 # The system's runtime: `/usr` holds the programs, the C library and every shared library the Python
 # extensions load (BLAS, libstdc++, libgomp), locales and time zones; `/bin`, `/sbin`, `/lib*` are, on
@@ -46,10 +46,10 @@ ENVIRONMENT_PARTS = ("bin", "lib", "lib64", "include", "share", "etc", "ssl", "l
 
 COURSE_PACKAGES = ("specdec", "widgets")
 
-# Chapter 12's recorded full run, relative to the course's root: the one file of `benchmarks/`
-# that `specdec.engine.lab_record` (RECORD_PATH) reads, printing it beside a short run, so a graded or
+# Chapter 12's recorded full run, relative to the course's root (autograder.paths): the one file of
+# `benchmarks/` that `specdec.engine.lab_record` reads, printing it beside a short run, so a graded or
 # self-checked chapter 12 shows it as a learner's does; the hub's copy of the code carries it too.
-LAB_RECORD = Path("benchmarks", "results", "lab12_cpu.json")
+LAB_RECORD = LAB12_RECORD
 
 # Where sources (and so checkouts of a course) are kept inside `/usr`: shown empty.
 SOURCE_TREES = (Path("/usr/src"), Path("/usr/local/src"))

@@ -24,7 +24,7 @@ import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..notebooks import is_grade, is_locked
+from ..notebooks import is_locked
 
 _HIDDEN = re.compile(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*", re.S)
 _BLOCK = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.S)
@@ -90,7 +90,7 @@ def learner_counts(nb) -> set[int]:
     """Execution counts of the learner's own cells (solution cells and cells they added)."""
     counts = set()
     for cell in nb.cells:
-        if cell.cell_type == "code" and cell.get("execution_count") and not (is_locked(cell) or is_grade(cell)):
+        if cell.cell_type == "code" and cell.get("execution_count") and not is_locked(cell):
             counts.add(int(cell.execution_count))
     return counts
 
@@ -102,12 +102,12 @@ def scrub(nb, hidden: set[str] | None = None):
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        if is_grade(cell) or is_locked(cell):
+        if is_locked(cell):
             cell.source = strip_hidden(cell.source)
         for output in cell.get("outputs", []):
             kind = output.get("output_type")
             if kind == "error":
-                if is_grade(cell) or is_locked(cell):
+                if is_locked(cell):
                     output["traceback"] = learner_traceback(output, mine)
                 output["traceback"] = [redact(t, hidden) for t in output.get("traceback", [])]
                 output["evalue"] = redact(str(output.get("evalue", "")), hidden)

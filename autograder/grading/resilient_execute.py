@@ -177,7 +177,7 @@ class ResilientExecute(Execute):
 
     def _guarded(self, cell, index, run):
         """Run `run()` for `cell`, repairing the kernel around locked cells."""
-        locked = bool(is_locked(cell) or is_grade(cell))
+        locked = is_locked(cell)
         graded = is_grade(cell)
         repairs = []
         if self.guard and locked:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from ..notebooks import grade_id_of, is_grade, is_locked, is_solution
+from ..notebooks import grade_id_of, is_locked, is_solution
 
 PATTERNS = [
     r"get_ipython", r"input_transformer", r"ast_transformers", r"\.events\b", r"sys\.modules",
@@ -60,7 +60,7 @@ def review_notebook(nb, reference=None) -> list[str]:
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        if is_locked(cell) or is_grade(cell) or is_learner_cell(cell):
+        if is_locked(cell) or is_learner_cell(cell):
             continue
         if not is_solution(cell) and _text(cell) in course_cells:
             continue

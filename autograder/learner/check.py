@@ -60,10 +60,7 @@ class TestOutcome:
 def with_instructor_tests(learner: nbformat.NotebookNode, solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The learner's notebook with every locked/test cell replaced by the instructor's
     version; test cells the learner deleted are put back after the preceding cell."""
-    reference = {grade_id_of(c): c for c in solution.cells
-                 if grade_id_of(c) and (is_grade(c)
-                                                           or is_locked(c))
-                 and not is_solution(c)}
+    reference = {grade_id_of(c): c for c in solution.cells if grade_id_of(c) and is_locked(c)}
     out = nbformat.from_dict(learner)
     seen = set()
     cells = []

@@ -7,75 +7,67 @@ table is as of that moment, and its last cell shows the current one). It is writ
 language information of the Python that runs the course's kernels (`learn.kernel_metadata`), so
 opening it to read never marks it as changed.
 
-    >>> goals("**Learning goals.** After this chapter you can\\n\\n1. do $x$;\\n2. prove y.\\n\\nMore.")
-    ['do $x$;', 'prove y.']
+The chapters, their goals and their exercises come from the course map (autograder.course_map):
+numbered as the chapters number them, named as a learner types them, in the order of the chapter.
+
+    >>> from autograder.course_map import Chapter, Exercise
+    >>> ch = Chapter("10_cache", "10 · Caches", [], [Exercise("10.1", ("reserve", "trim"), "ex_reserve_trim", 6.0),
+    ...                                              Exercise("10.4", ("trim_shared",), "ex_shared", 4.0, ("optional",))])
+    >>> event = {"type": "check", "chapter": "10_cache", "when": "2026-12-06T18:00",
+    ...          "exercises": {"ex_reserve_trim": [6, 6], "ex_shared": [0, 4]}, "optional": ["ex_shared"]}
+    >>> _progress_line(ch, [event])
+    '1/1 exercises passed, optional 10.4 `trim_shared` apart (last check 2026-12-06 18:00)'
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+import html
 from pathlib import Path
 
 from .. import notebooks, progress
-from ..notebooks import grade_id_of, is_solution
-from ..paths import START_PAGE_NAME, in_bundle, student_chapter_names, student_notebook_path
+from ..course_map import Chapter, chapter, course_map, exercise_list
+from ..paths import START_PAGE_NAME, in_bundle
 
 START_PAGE = START_PAGE_NAME
 
 
-@dataclass
-class ChapterEntry:
-    name: str            # '01_cost_model'
-    title: str           # '01 · Checking several tokens costs about as much as writing one'
-    goals: list[str]
-    exercises: list[str]  # ['`t_pass`', ...]: the functions the learner writes
-
-
-def goals(markdown: str) -> list[str]:
-    """The numbered learning goals that follow '**Learning goals.**' (joined lines)."""
-    start = markdown.find("goals.**")
-    if start < 0:
-        return []
-    items, current = [], None
-    for line in markdown[start:].splitlines()[1:]:
-        m = re.match(r"^\s*\d+\.\s+(.*)", line)
-        if m:
-            current = m.group(1).strip()
-            items.append(current)
-        elif line.strip() and items and line.startswith((" ", "\t")):
-            items[-1] = items[-1] + " " + line.strip()
-        elif items and not line.strip():
-            if current is not None:
-                current = None
-                continue
-        elif items:
-            break
-    return items
-
-
-def chapter_entry(name: str) -> ChapterEntry:
-    nb = notebooks.read(student_notebook_path(name))
-    first = nb.cells[0].source if nb.cells else ""
-    title = first.splitlines()[0].lstrip("# ").strip() if first else name
-    exercises = []
-    for cell in nb.cells:
-        grade_id = grade_id_of(cell)
-        if cell.cell_type == "code" and is_solution(cell) and grade_id not in exercises:
-            exercises.append(grade_id)
-    exercises = [f"`{g.removeprefix('ex_')}`" for g in exercises]
-    return ChapterEntry(name, title, goals(first), exercises)
-
-
-def _progress_line(name: str, events: list[dict]) -> str:
-    checks = [e for e in events if e.get("type") == "check" and e.get("chapter") == name]
+def _progress_line(entry: Chapter | str, events: list[dict]) -> str:
+    """The start page's progress cell of a chapter (`entry`: its map, or its name)."""
+    entry = chapter(entry) if isinstance(entry, str) else entry
+    checks = [e for e in events if e.get("type") == "check" and e.get("chapter") == entry.name]
     if not checks:
         return "not checked yet"
     optional = set(checks[-1].get("optional", []))      # reported apart, never in the count
     ex = {k: v for k, v in checks[-1].get("exercises", {}).items() if k not in optional}
     passed = sum(1 for got, full in ex.values() if full and got >= full)
-    extra = f", optional {', '.join(sorted(o.removeprefix('ex_') for o in optional))} apart" if optional else ""
+    labels = [e.label(mark_optional=False) for e in entry.exercises if e.grade_id in optional]
+    labels += sorted(o.removeprefix("ex_") for o in optional - {e.grade_id for e in entry.exercises})
+    extra = f", optional {', '.join(labels)} apart" if optional else ""
     return (f"{passed}/{len(ex)} exercises passed{extra} "
             f"(last check {checks[-1].get('when', '?')[:16].replace('T', ' ')})")
+
+
+def in_chapter_order(events: list[dict], chapters: list[Chapter]) -> list[dict]:
+    """The log's events with each check's exercises named as the course map names them ('5.2 speedup')
+    and listed in the chapter's order (the log keeps nbgrader's grade ids, sorted).
+
+        >>> from autograder.course_map import Exercise
+        >>> ch = Chapter("05_speedup", "05", [], [Exercise("5.1", ("n",), "ex_n", 2.0), Exercise("5.2", ("s",), "ex_s", 2.0)])
+        >>> in_chapter_order([{"type": "check", "chapter": "05_speedup", "exercises": {"ex_s": [0, 2], "ex_n": [2, 2]}}], [ch])
+        [{'type': 'check', 'chapter': '05_speedup', 'exercises': {'5.1 n': [2, 2], '5.2 s': [0, 2]}, 'optional': []}]
+    """
+    by_name = {c.name: c for c in chapters}
+    out = []
+    for event in events:
+        entry = by_name.get(event.get("chapter")) if event.get("type") == "check" else None
+        if entry is None:
+            out.append(event)
+            continue
+        order = {e.grade_id: i for i, e in enumerate(entry.exercises)}
+        label = {e.grade_id: e.label(code="", mark_optional=False) for e in entry.exercises}
+        done = sorted(event.get("exercises", {}).items(), key=lambda kv: order.get(kv[0], len(order)))
+        out.append({**event, "exercises": {label.get(k, k): v for k, v in done},
+                    "optional": [label.get(k, k) for k in event.get("optional", [])]})
+    return out
 
 
 HOW_TO_WORK = """## How to work
@@ -114,10 +106,10 @@ def start_notebook(folder: Path) -> "notebooks.nbformat.NotebookNode":
     cells.append(new_markdown(HOW_TO_WORK.format(hidden=hidden)))
     rows = ["## The chapters\n", "| Chapter | Exercises | Your progress |", "|---|---|---|"]
     details = ["### What each chapter teaches\n"]
-    for name in student_chapter_names():
-        entry = chapter_entry(name)
+    for entry in course_map():
+        name = entry.name
         link = f"[{entry.title}]({name}.ipynb)"
-        rows.append(f"| {link} | {', '.join(entry.exercises) or '-'} | {_progress_line(name, events)} |")
+        rows.append(f"| {link} | {exercise_list(entry)} | {_progress_line(entry, events)} |")
         goal_list = "\n".join(f"- {g}" for g in entry.goals) or "- (see the chapter's introduction)"
         details.append(f"<details><summary><b>{entry.title}</b></summary>\n\n{goal_list}\n\n"
                        f"[Open the chapter]({name}.ipynb)\n\n</details>\n")
@@ -134,8 +126,25 @@ def show_progress(folder: str | Path | None = None) -> None:
     """Print the progress recorded in `folder`'s log (default: the log every course command uses,
     `progress.log_path`: the learner's folder, wherever this notebook is)."""
     log = progress.log_path(folder)
-    print(f"Progress log: {progress.describe(log)}\n")
-    print(progress.format_progress(progress.read_log(log), progress.course_chapters()))
+    chapters = course_map()
+    text = (f"Progress log: {progress.describe(log)}\n\n"
+            + progress.format_progress(in_chapter_order(progress.read_log(log), chapters), [c.name for c in chapters]))
+    _show_text(text)
+
+
+def _show_text(text: str) -> None:
+    """Print `text`; in a notebook, as preformatted HTML whose lines wrap between words only. (JupyterLab
+    shows printed text in a `<pre>` styled `word-break: break-all`, which cut the progress lines inside
+    words, 'aga inst', 'speedu p', wherever they met the output's right edge.)"""
+    from IPython import get_ipython
+
+    if get_ipython() is None:
+        print(text)
+        return
+    from IPython.display import display
+
+    style = "white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; margin: 0"
+    display({"text/plain": text, "text/html": f'<pre style="{style}">{html.escape(text)}</pre>'}, raw=True)
 
 
 def write_start_page(folder: Path) -> Path:

@@ -130,7 +130,7 @@ def format_progress(events: list[dict], chapters: list[str]) -> str:
             for k, (got, full) in check.get("exercises", {}).items():
                 mark = "passed" if full and got >= full else f"{got:g}/{full:g}"
                 label = k.removeprefix("ex_") + (" (optional, not counted)" if k in optional else "")
-                lines.append(f"    {label:<40}{mark}")
+                lines.append(f"    {label:<39} {mark}")         # a space even after a long label
     lines.append("")
     lines.append(format_summary(events, chapters))
     return "\n".join(lines)
