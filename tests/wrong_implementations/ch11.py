@@ -272,3 +272,52 @@ RIGHT = {
     },
 }
 
+
+# Right answers to 11.2 the tests must accept: a loop over the requests (uniforms drawn first, one
+# multinomial for all the extra tokens, as the statement asks), and the vectorised rule with the extra
+# tokens drawn by the exponential race.
+RIGHT["ex_ragged_verify"] = {
+    "loop_over_requests": '''def ragged_verify(p, q, drafts, lengths, generator=None):
+    B, gamma, V = q.shape
+    u = torch.rand(B, gamma, generator=generator, dtype=p.dtype)
+    tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64)
+    n_accepted = torch.zeros(B, dtype=torch.int64)
+    rows = []
+    for b in range(B):
+        L = int(lengths[b])
+        n = 0
+        while n < L:
+            x = int(drafts[b, n])
+            if u[b, n] * q[b, n, x] < p[b, n, x]:
+                tokens[b, n] = x
+                n += 1
+            else:
+                break
+        n_accepted[b] = n
+        target = p[b, n]
+        residual = (target - q[b, n]).clamp(min=0) if n < L else target
+        rows.append(residual / residual.sum() if residual.sum() > 0 else target)
+    extra = torch.multinomial(torch.stack(rows), 1, generator=generator)[:, 0]
+    tokens[torch.arange(B), n_accepted] = extra
+    return tokens, n_accepted
+''',
+    "exponential_race": '''def ragged_verify(p, q, drafts, lengths, generator=None):
+    B, gamma, V = q.shape
+    slot = torch.arange(gamma).expand(B, gamma)
+    drafted = slot < lengths[:, None]
+    x = torch.where(drafted, drafts, torch.zeros_like(drafts)).long()
+    u = torch.rand(B, gamma, generator=generator, dtype=p.dtype)
+    ok = (u * torch.gather(q, 2, x[..., None])[..., 0] < torch.gather(p[:, :gamma], 2, x[..., None])[..., 0]) & drafted
+    n = torch.cumprod(ok.long(), dim=1).sum(dim=1)
+    b = torch.arange(B)
+    subtract = torch.where((n < lengths)[:, None], q[b, torch.clamp(n, max=gamma - 1)], torch.zeros(B, V, dtype=q.dtype))
+    missing = torch.clamp(p[b, n] - subtract, min=0)
+    weights = torch.where(missing.sum(dim=1, keepdim=True) > 0, missing, p[b, n])
+    clocks = torch.empty_like(weights).exponential_(generator=generator)
+    extra = torch.where(weights > 0, weights / clocks, torch.full_like(weights, -1.0)).argmax(dim=1)
+    tokens = torch.where(slot < n[:, None], drafts.long(), torch.full_like(drafts, -1, dtype=torch.int64))
+    tokens = torch.cat([tokens, torch.full((B, 1), -1, dtype=torch.int64)], dim=1)
+    tokens[b, n] = extra
+    return tokens, n
+''',
+}
