@@ -58,6 +58,9 @@ html_last_updated_fmt = None
 html_static_path = ["static"]
 html_css_files = ["course.css"]
 html_js_files = ["course.js"]
+# The light/dark mode a first visit starts in (pydata-sphinx-theme reads it from html_context): left
+# unset, the theme's first script sets the mode to "" and logs "Got invalid theme mode: ." on every page.
+html_context = {"default_mode": "auto"}
 html_theme_options = {
     "use_download_button": False,
     "use_fullscreen_button": False,

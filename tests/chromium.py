@@ -11,8 +11,13 @@ COURSE_CHROMIUM overrides the browser's path; Playwright's own browser downloads
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
+# Where the browser tests save their screenshots (never inside the repository); tests/conftest.py
+# empties it when a run starts and prints it at the end.
+SHOTS = Path(tempfile.gettempdir()) / "course-screenshots" / "browser"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--disable-dev-shm-usage"]   # the last: small /dev/shm in containers

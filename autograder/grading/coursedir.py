@@ -21,6 +21,19 @@ from .environment import nbgrader_env
 from .settings import GradingSettings
 
 
+def _no_exchange_list():
+    """An nbgrader exchange lister (`ExchangeFactory.list`, nbgrader's documented plugin point) for a
+    course directory without an exchange: listing says so with ExchangeError, which NbGraderAPI takes
+    as "no exchange" (`exchange_missing`), and logs nothing."""
+    from nbgrader.exchange import ExchangeError, ExchangeList
+
+    class NoExchangeList(ExchangeList):
+        def start(self):
+            raise ExchangeError("this course directory grades locally: it has no exchange")
+
+    return NoExchangeList
+
+
 @dataclass
 class CourseDir:
     """An nbgrader course directory whose `source/` mirrors the solution notebooks.
@@ -64,6 +77,10 @@ class CourseDir:
         config = PyFileConfigLoader(self.layout.config_file.name, path=str(self.root)).load_config()
         config.CourseDirectory.root = str(self.root)
         config.NbGraderAPI.log_level = "ERROR"
+        # A course directory grades locally and has no exchange. NbGraderAPI lists the exchange when it
+        # starts, and the default one (/usr/local/share/nbgrader/exchange) is missing on most machines:
+        # nbgrader's lister would log CRITICAL "Unwritable directory, please contact your instructor".
+        config.ExchangeFactory.list = _no_exchange_list()
         # Student code never sees the grading output (gradebook, other submissions) or the submissions.
         config.ResilientExecute.settings = self.settings.hiding(self.root)
         config.CourseDirectory.db_url = self.layout.gradebook_url

@@ -11,25 +11,16 @@ from __future__ import annotations
 import atexit
 import itertools
 import signal
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.browser.labserver import REPO_ROOT, start_lab
+from tests.chromium import SHOTS
 from tests.chromium import missing as _missing
 
-SHOTS = Path(tempfile.gettempdir()) / "course-screenshots" / "browser"
 VIEWPORT = {"width": 1400, "height": 900}
-
-
-def pytest_sessionstart(session):
-    # Emptied once per run, by the process that reports (the controller under pytest-xdist, which
-    # has no `workerinput`): a worker emptying it would delete the other workers' screenshots.
-    if not hasattr(session.config, "workerinput"):
-        shutil.rmtree(SHOTS, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -48,11 +39,6 @@ def pytest_collection_modifyitems(config, items):
             # Every test of the built site on one worker: a second worker would only wait on the
             # site's lock while the first builds it (minutes), instead of running other tests.
             item.add_marker(pytest.mark.xdist_group("book_site"))
-
-
-def pytest_terminal_summary(terminalreporter):
-    if SHOTS.is_dir() and any(SHOTS.iterdir()):
-        terminalreporter.write_line(f"browser screenshots: {SHOTS}")
 
 
 @pytest.fixture(scope="session")

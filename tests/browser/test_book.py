@@ -135,6 +135,8 @@ def test_start_page_maps_the_course_and_search_works_offline(book, reader, shots
     assert [f"{name}.html" for name in CHAPTERS] == [h for h in dict.fromkeys(links) if h and h.endswith(".html")
                                                      and h[:2].isdigit()]
     reader.screenshot(path=str(shots / "book_index.png"))
+    # A first visit starts in a colour mode the theme knows (book/conf.py's default_mode), not in ""
+    assert not [e for e in reader.console_errors if "theme mode" in e], reader.console_errors
     reader.goto((book.site / "search.html").as_uri() + "?q=acceptance")
     reader.wait_for_selector("#search-results li", timeout=30_000)
     hits = reader.evaluate("() => [...document.querySelectorAll('#search-results li a')].map(a => a.getAttribute('href'))")

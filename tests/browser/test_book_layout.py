@@ -18,8 +18,8 @@ phone (390 px) and on a desktop (1280 px), in light and dark mode.
 * search works from files: results quote the page, nothing fails to load, math is typeset.
 
 Screenshots of every page at both widths go to the screenshot folder (printed at the end).
-axe-core is installed by `.ci/run` (npm, into build/npm/, ignored by git); without it the
-accessibility test skips and says how to install it.
+axe-core is installed by `./course test` where npm is present (into build/npm/, ignored by git);
+without it the accessibility test skips and says how to install it.
 """
 from __future__ import annotations
 
@@ -382,7 +382,7 @@ def test_printed_tables_keep_their_rows_on_one_line(visits, width):
 @pytest.mark.parametrize("name", PAGES)
 def test_no_serious_accessibility_violation_in_light_or_dark_mode(visits, name):
     if not AXE.is_file():
-        pytest.skip(f"axe-core is not installed at {AXE} (.ci/run installs it: "
+        pytest.skip(f"axe-core is not installed at {AXE} (./course test installs it where npm is present: "
                     "npm install --prefix build/npm axe-core@4.14.1)")
     found = {}
     for mode in ("light", "dark"):
