@@ -97,5 +97,6 @@ def test_the_page_s_actions_leave_python_s_state_readout_and_messages(tmp_path):
         seen["selected"] += state["selected"] is not None
     print(f"{len(actions)} actions; message kinds {sorted(seen['messages'])}; {seen['errors']} refusals")
     # the random actions reach every kind of message, a full tree and selections
-    assert {"", "Invalid", "Removed", "Reset", "Note", "There", "depth", "Select", "The", "That"} <= seen["messages"], seen
+    # ("Node": a typed tree without the selected node says it is gone)
+    assert {"", "Invalid", "Removed", "Reset", "Note", "Node", "There", "depth", "Select", "The", "That"} <= seen["messages"], seen
     assert seen["errors"] >= 100 and seen["full"] >= 5 and seen["selected"] >= 200, seen

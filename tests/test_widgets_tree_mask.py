@@ -102,6 +102,18 @@ def test_invalid_trees_get_a_message_not_a_traceback():
     assert ex.message == "" and ex.tokens == ["sat", "is", "on"]
 
 
+def test_a_typed_tree_keeps_the_selection_it_still_has_and_says_when_it_cannot():
+    ex = tree_mask_explorer()
+    ex.click(4)
+    ex.parents_box.value, ex.tokens_box.value = "-1, 0, 0, 1, 1", ""
+    assert ex.apply_button.click() and ex.selected == 4 and ex.box.selected == 4 and ex.message == ""
+    assert ex.highlighted_nodes == [0, 1, 4] and "Node #4 sees" in ex.readout
+    ex.parents_box.value, ex.tokens_box.value = "-1, 0, 1", ""
+    assert ex.apply_button.click() and ex.selected is None and ex.box.selected is None and not ex.error
+    assert ex.message == "Node #4 is not in the new tree (nodes 0..2): nothing is selected.", ex.message
+    check_synced(ex)
+
+
 def test_two_states_reach_the_view():
     """(The browser tests take the screenshots: the page draws, Python does not.)"""
     ex = tree_mask_explorer()

@@ -190,15 +190,21 @@ function fullChoices(choices) {
   return out;
 }
 
-// TreeModel.set_tree's outcome applied to a state (the selection kept only when asked and valid).
-function adopt(state, result, keepSelection = false) {
+// TreeModel.set_tree's outcome applied to a state: the selected node stays selected if the new tree
+// has it; if not, the message says so.
+function adopt(state, result) {
   if (!result.ok) return say(state, result.message, true);
   const n = result.parents.length;
-  const keep = keepSelection && !(state.selected !== null && state.selected >= n);
+  const selected = state.selected === undefined ? null : state.selected;
+  const gone = selected !== null && selected >= n;
+  const message = gone
+    ? [result.message, `Node #${selected} is not in the new tree (nodes 0..${n - 1}): nothing is selected.`]
+      .filter((t) => t).join(" ")
+    : result.message;
   return {
     ...state, parents: result.parents, tokens: result.tokens,
     parents_text: result.parents.join(", "), tokens_text: result.tokens.join(", "),
-    selected: keep ? state.selected : null, message: result.message, message_error: false,
+    selected: gone ? null : selected, message, message_error: false,
   };
 }
 
@@ -228,7 +234,7 @@ export function act(state, action, data) {
       const parent = action.parent === null || action.parent === undefined ? -1 : action.parent;
       const token = (action.token || "").trim() || "mat";
       if (n >= MAX_NODES) return say(state, `The explorer draws at most ${MAX_NODES} nodes; remove one first.`, true);
-      return adopt(state, checkTree([...state.parents, parent], [...state.tokens, token], state.tokens), true);
+      return adopt(state, checkTree([...state.parents, parent], [...state.tokens, token], state.tokens));
     }
     case "remove_node": {
       const result = removeNode(state.parents, state.tokens, action.node);

@@ -22,8 +22,10 @@ tree in place and sets `message` (with `error` true); surplus typed tokens are d
     True
     >>> tree.set_tree("-1, 0, 1, 2", "sat on the mat down a"), tree.tokens, tree.parents_text
     (True, ['sat', 'on', 'the', 'mat'], '-1, 0, 1, 2')
-    >>> tree.message
-    'Note: 6 tokens for 4 nodes; kept the first 4 and dropped down, a.'
+    >>> print(tree.message)                  # node 5 was selected: a new tree keeps a selection it has
+    Note: 6 tokens for 4 nodes; kept the first 4 and dropped down, a. Node #5 is not in the new tree (nodes 0..3): nothing is selected.
+    >>> tree.click(3); tree.set_tree("-1, 0, 0, 1, 1"), tree.selected, tree.message
+    (True, 3, '')
 """
 from __future__ import annotations
 
@@ -173,7 +175,7 @@ class TreeModel:
         if self.n >= MAX_NODES:
             self._say(f"The explorer draws at most {MAX_NODES} nodes; remove one first.", error=True)
             return False
-        return self.set_tree(list(self.parents) + [parent], self.tokens + [token], keep_selection=True)
+        return self.set_tree(list(self.parents) + [parent], self.tokens + [token])
 
     def remove_node(self, node: int | None = None) -> bool:
         """Remove `node` and everything below it (its subtree); later nodes are renumbered.
@@ -213,10 +215,11 @@ class TreeModel:
         """Build the tree typed in the edit boxes (`parents_text`, `tokens_text`)."""
         return self.set_tree(self.parents_text, self.tokens_text)
 
-    def set_tree(self, parents, tokens=None, keep_selection: bool = False) -> bool:
+    def set_tree(self, parents, tokens=None) -> bool:
         """Replace the tree. `parents` and `tokens` may be lists or typed text ("-1, -1, 0");
-        missing tokens keep the old node's token (else a placeholder w<i>). Invalid input keeps the
-        old tree, says why in `message`, and returns False."""
+        missing tokens keep the old node's token (else a placeholder w<i>). The selected node stays
+        selected if the new tree has it; if not, the message says so. Invalid input keeps the old
+        tree, says why in `message`, and returns False."""
         try:
             if isinstance(parents, str):
                 words = _parse_list(parents)
@@ -245,8 +248,10 @@ class TreeModel:
         self.tokens = tokens
         self.parents_text = ", ".join(str(v) for v in self.parents)
         self.tokens_text = ", ".join(self.tokens)
-        if not keep_selection or (self.selected is not None and self.selected >= self.n):
-            self.selected = None
+        if self.selected is not None and self.selected >= self.n:
+            gone, self.selected = self.selected, None
+            note = " ".join(filter(None, [note, f"Node #{gone} is not in the new tree (nodes 0..{self.n - 1}): "
+                                                "nothing is selected."]))
         self._say(note)
         return True
 
