@@ -12,6 +12,8 @@ copy, answers typed into its stubs, run and saved as JupyterLab saves it (`tests
     wrong_chapter  chapter 03's notebook under chapter 01's name   not graded, with a sentence that says so
     broken         not JSON                                    0, "not a readable notebook"
     absent         on the roster, nothing handed in            0, "no submission"
+    copier         1.1 is the library's t_pass (and its check),  full marks, and a review entry naming each
+                   pasted, renamed, one line changed           library function it copied
 
 `correct` and `partial` carry nbgrader's timestamp.txt, one after the deadline and one before.
 """
@@ -36,9 +38,43 @@ JOBS = 2
 #: The xdist group of every test that reads the `chapter_one_class` fixture: one worker grades it once.
 CHAPTER_ONE_CLASS = "chapter_one_class"
 #: The class as the roster names it (one student never submits) and its deadline; the submission times.
-ROSTER = ["absent", "broken", "correct", "empty", "killer", "looper", "partial", "wrong_chapter"]
+ROSTER = ["absent", "broken", "copier", "correct", "empty", "killer", "looper", "partial", "wrong_chapter"]
 DEADLINE = "2026-12-01 12:00:00 UTC"
 TIMES = {"correct": "2026-12-01 13:30:00.250000 UTC", "partial": "2026-12-01 11:59:00 UTC"}
+#: 1.1 as a student who copies specdec/cost_model.py hands it in: `t_pass` and `_check_sizes` pasted with their
+#: names renamed, docstrings and comments gone, the library's `scalar_or_array` written out in place, and
+#: `_check_time` rewritten more deeply (not flagged). It passes every test of chapter 01.
+COPIED_T_PASS = """import math
+
+import numpy as np
+
+
+def check_sizes(batch, tokens):
+    batch_arr = np.asarray(batch, dtype=float)
+    tokens_arr = np.asarray(tokens, dtype=float)
+    for label, values in (("B", batch_arr), ("k", tokens_arr)):
+        if not np.all(np.isfinite(values)) or np.any(values < 1):
+            raise ValueError(f"{label} must be >= 1 (sequences / tokens per sequence), got {np.asarray(values).tolist()}")
+    return batch_arr, tokens_arr
+
+
+def check_time(label, x):
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{label} must be a number of seconds, got {x!r}")
+    x = float(x)
+    if not math.isfinite(x) or x < 0:
+        raise ValueError(f"{label} must be >= 0 and finite, got {x!r}")
+    return x
+
+
+def t_pass(B, k, t_W, t_K, t_F, t_0=0.0):
+    batch, tokens = check_sizes(B, k)
+    t_W, t_K, t_F, t_0 = (check_time(n, v) for n, v in (("t_W", t_W), ("t_K", t_K), ("t_F", t_F), ("t_0", t_0)))
+    memory = t_W + batch * t_K
+    compute = tokens * batch * t_F
+    out = np.asarray(np.maximum(memory, compute) + t_0)
+    return float(out) if out.ndim == 0 else out
+"""
 
 
 @dataclass(frozen=True)
@@ -63,6 +99,7 @@ def write_class(subs: Path) -> Path:
         "empty": stub,
         "killer": replace_solution(done, grade_id_of(last), "import os\nos._exit(1)"),
         "looper": replace_solution(done, grade_id_of(last), "while True:\n    pass"),
+        "copier": replace_solution(done, "ex_t_pass", COPIED_T_PASS),
         "wrong_chapter": learner_submission(OTHER, run=False),
     }
     for student, nb in class_.items():

@@ -48,6 +48,6 @@ def test_a_local_dask_cluster_grades_like_local_grading(chapter_one_class, tmp_p
     assert len(local[0]) == len(ROSTER) and local[2], "the local grading lost its rows or its feedback"
     assert local[0] == dask[0]                      # grades.csv: scores, statuses, notes, review
     assert local[1] == dask[1]                      # grades_by_test.csv
-    assert local[2].keys() == dask[2].keys() and len(local[2]) == 5
+    assert local[2].keys() == dask[2].keys() and len(local[2]) == 6
     for page in local[2]:
         assert local[2][page] == dask[2][page], page

@@ -44,9 +44,24 @@ def test_grade_a_class_of_chapter_one(chapter_one_class):
     assert (out / "nbgrader_grades.csv").exists()
     with open(out / "grades_by_test.csv") as f:
         per_test = list(csv.DictReader(f))
-    assert {r["student_id"] for r in per_test} == {"correct", "partial", "empty", "killer", "looper"}
+    assert {r["student_id"] for r in per_test} == {"copier", "correct", "partial", "empty", "killer", "looper"}
     # Grading never touches the submissions themselves.
     assert chapter_one_class.before == {p: p.read_bytes() for p in chapter_one_class.subs.rglob("*.ipynb")}
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group(CHAPTER_ONE_CLASS)
+def test_an_answer_copied_from_the_library_keeps_its_points_and_is_named_for_review(chapter_one_class):
+    """1.1 handed in as specdec/cost_model.py's t_pass and _check_sizes, renamed and one line changed: the tests
+    pass it (full marks), and the review column names both library functions; the correct class keeps none."""
+    rows = chapter_one_class.rows()
+    copier = rows["copier"]
+    assert (copier["status"], copier["score"]) == ("graded", rows["correct"]["max_score"]), copier
+    review = copier["review"].split(" | ")
+    assert [r.split(" lightly")[0] for r in review] == [
+        "ex_t_pass: check_sizes is the course library's _check_sizes (specdec.cost_model)",
+        "ex_t_pass: t_pass is the course library's t_pass (specdec.cost_model)"], review
+    assert not any(rows[s]["review"] for s in ("correct", "partial", "looper")), rows      # (killer's os._exit is listed)
 
 
 @pytest.mark.slow
