@@ -100,3 +100,50 @@ def test_the_page_s_actions_leave_python_s_state_readout_and_messages(tmp_path):
     # ("Node": a typed tree without the selected node says it is gone)
     assert {"", "Invalid", "Removed", "Reset", "Note", "Node", "There", "depth", "Select", "The", "That"} <= seen["messages"], seen
     assert seen["errors"] >= 100 and seen["full"] >= 5 and seen["selected"] >= 200, seen
+
+
+GEOMETRY = """
+import * as m from %s;
+import { readFileSync } from "node:fs";
+const cases = JSON.parse(readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(cases.map(({ parents, after, colW }) =>
+  m.treeBoxes(m.treeLayout(parents, after), parents, after, colW))));
+"""
+
+
+def _crosses(edge: dict, box: dict) -> bool:
+    """Whether the segment `edge` enters the inside of `box` (centre x, y; size w, h), by sampling it."""
+    t = np.linspace(0.0, 1.0, 200)
+    x, y = edge["x1"] + t * (edge["x2"] - edge["x1"]), edge["y1"] + t * (edge["y2"] - edge["y1"])
+    return bool(np.any((np.abs(x - box["x"]) < box["w"] / 2 - 0.5) & (np.abs(y - box["y"]) < box["h"] / 2 - 0.5)))
+
+
+def test_no_edge_of_the_drawn_tree_crosses_a_node_or_the_target_s_token(tmp_path):
+    """The tree as the page draws it (`treeLayout`, `treeBoxes`): no edge passes through a box but its
+    own two ends (the target's token, once a label under its node, sat where other edges ran: parents
+    -1, 0, 0, 1, 1 drew the edge to node 4 through it), no two boxes overlap, all lie in the picture."""
+    rng = np.random.default_rng(88)
+    cases = [{"parents": [-1, 0, 0, 1, 1], "after": a, "colW": 76} for a in (-1, 0, 1, 2, 3)]
+    cases.append({"parents": list(TreeModel().parents), "after": 5, "colW": 100})
+    for _ in range(400):
+        n = int(rng.integers(1, MAX_NODES + 1))
+        parents = [-1 if i == 0 or rng.random() < 0.2 else int(rng.integers(-1, i)) for i in range(n)]
+        cases.append({"parents": parents, "after": int(rng.integers(-1, n)), "colW": float(rng.choice([76, 100, 130]))})
+    got = run_node(GEOMETRY, "tree_mask_math.js", cases, tmp_path)
+    for case, drawn in zip(cases, got):
+        parents, after = case["parents"], case["after"]
+        boxes = {"prefix": drawn["prefix"], "target": drawn["extra"], **{i: b for i, b in enumerate(drawn["nodes"])}}
+        ends = [("prefix" if p < 0 else p, i) for i, p in enumerate(parents)] + [("prefix" if after < 0 else after, "target")]
+        assert len(drawn["edges"]) == len(ends), case
+        for edge, (a, b) in zip(drawn["edges"], ends):
+            through = [k for k, box in boxes.items() if k not in (a, b) and _crosses(edge, box)]
+            assert not through, f"{case}: the edge {a} -> {b} passes through {through}"
+        keys = list(boxes)
+        for i, k in enumerate(keys):
+            box = boxes[k]
+            assert box["x"] - box["w"] / 2 >= 0 and box["x"] + box["w"] / 2 <= drawn["width"], (case, k)
+            assert box["y"] - box["h"] / 2 >= 0 and box["y"] + box["h"] / 2 <= drawn["height"], (case, k)
+            for other in keys[i + 1:]:
+                o = boxes[other]
+                assert abs(box["x"] - o["x"]) >= (box["w"] + o["w"]) / 2 or abs(box["y"] - o["y"]) >= (box["h"] + o["h"]) / 2, \
+                    f"{case}: boxes {k} and {other} overlap"

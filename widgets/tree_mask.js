@@ -5,7 +5,7 @@
 // The state and the actions live in tree_mask_math.js (a port of widgets/tree_mask_model.py, tested
 // against it in Node); this file draws the state and turns clicks, keys and typing into actions.
 import { act, choiceOptions, depths, greedyTreeWalk, highlightedNodes, levels, readout, targetNext,
-  treeAttentionMask } from "./tree_mask_math.js";
+  treeAttentionMask, treeBoxes, treeLayout } from "./tree_mask_math.js";
 import { html, keepDrawn, liveRoot, svg } from "./live_dom.js";
 
 // The synced traits, under the names the maths' states use.
@@ -31,23 +31,6 @@ function scrolls(box, figure, width, avail) {
   else box.removeAttribute("tabindex");
 }
 
-// Where each node sits: column = depth + 1 (the prefix is column 0), row from the order of the
-// leaves; a parent sits at the mean row of its children (as the explorer has always drawn it).
-function placeNodes(parents, d) {
-  const kids = new Map();
-  parents.forEach((p, i) => { if (!kids.has(p)) kids.set(p, []); kids.get(p).push(i); });
-  const at = [];
-  let leaves = 0;
-  function place(node) {
-    const below = (kids.get(node) || []).map(place);
-    const row = below.length ? below.reduce((a, b) => a + b, 0) / below.length : leaves++;
-    if (node >= 0) at[node] = { col: d[node] + 1, row };
-    return row;
-  }
-  const rootRow = place(-1);
-  return { at, rootRow, rows: leaves };
-}
-
 function render({ model, el }) {
   const data = model.get("data");
   const id = `course-tm-${++uid}`;
@@ -66,6 +49,9 @@ function render({ model, el }) {
     .course-tree-mask .ctm-row > span { white-space: nowrap; }
     .course-tree-mask label { margin-right: 4px; }
     .course-tree-mask input[type=text] { width: 12em; max-width: 60vw; font: inherit; }
+    /* the tokens box holds a word per node (six by default, twelve at most): it takes the row's width */
+    .course-tree-mask .ctm-wide { flex: 1 1 24em; display: flex; align-items: center; min-width: 0; }
+    .course-tree-mask .ctm-wide input[type=text] { flex: 1 1 auto; width: auto; min-width: 8em; max-width: none; }
     .course-tree-mask button, .course-tree-mask select { font: inherit; }
     .course-tree-mask [data-node] { cursor: pointer; }
     .course-tree-mask [data-node]:focus { outline: none; }
@@ -101,8 +87,8 @@ function render({ model, el }) {
   const choiceRow = html("div", { class: "ctm-row", "data-part": "choices" }, root);
   const editRow = html("div", { class: "ctm-row" }, root);
   const typedRow = html("div", { class: "ctm-row" }, root);
-  function textBox(name, label, row) {
-    const wrap = html("span", {}, row);
+  function textBox(name, label, row, wide = false) {
+    const wrap = html("span", wide ? { class: "ctm-wide" } : {}, row);
     html("label", { for: `${id}-${name}` }, wrap, label);
     return html("input", { id: `${id}-${name}`, type: "text", "data-control": name, "data-focus-key": name,
                            autocomplete: "off", spellcheck: "false" }, wrap);
@@ -115,7 +101,7 @@ function render({ model, el }) {
   const removeButton = button("remove", "remove selected + subtree", "removes the selected node and every node below it", editRow);
   const resetButton = button("reset", "reset", "back to the example tree and the default target choices", editRow);
   const parentsBox = textBox("parents_text", "parents", typedRow);
-  const tokensBox = textBox("tokens_text", "tokens", typedRow);
+  const tokensBox = textBox("tokens_text", "tokens", typedRow, true);
   const applyButton = button("apply", "apply", "builds the tree typed in the parents and tokens boxes", typedRow);
   const messageBox = html("div", { class: "message", role: "status", "aria-live": "polite", "data-part": "message" }, root);
 
@@ -160,32 +146,30 @@ function render({ model, el }) {
 
   // --- drawing ---
   function drawTree(s, d, walk, hot) {
-    const { at, rootRow, rows } = placeNodes(s.parents, d);
-    const cols = Math.max(...d) + 2;
+    const after = walk.path.length ? walk.path[walk.path.length - 1] : -1;
+    const layout = treeLayout(s.parents, after);
     const avail = Math.max(260, treeScroll.clientWidth || 360);
-    const pad = 30;                           // room on the right for the target's token under the last column
-    const colW = Math.max(76, Math.min(130, (avail - pad) / cols));
-    const W = Math.max(avail, colW * cols + pad), rowH = 58, top = 6, H = top + rows * rowH + 8;
-    const w = colW - 16, h = 34;
+    const colW = Math.max(76, Math.min(130, avail / layout.cols));
+    const { prefix: pre, nodes, extra, edges: lines, width, height } = treeBoxes(layout, s.parents, after, colW);
+    const W = Math.max(avail, width), H = height;
     treeSvg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     scrolls(treeScroll, treeSvg, W, avail);
     treeSvg.replaceChildren();
-    const cx = (col) => col * colW + colW / 2, cy = (row) => top + row * rowH + h / 2 + 4;
     const kept = new Set(walk.path);
     const edges = svg("g", { "data-part": "edges" }, treeSvg);
-    s.parents.forEach((p, i) => {
-      const from = p < 0 ? { x: cx(0), y: cy(rootRow) } : { x: cx(at[p].col), y: cy(at[p].row) };
-      svg("line", { x1: from.x + w / 2, y1: from.y, x2: cx(at[i].col) - w / 2, y2: cy(at[i].row),
-                    stroke: kept.has(i) ? C.kept : C.edge, "stroke-width": kept.has(i) ? 3.5 : 1.5 }, edges);
+    lines.forEach((e, i) => {
+      const last = i === s.parents.length;          // the target's token: dashed, the walk's colour
+      svg("line", { ...e, stroke: last || kept.has(i) ? C.kept : C.edge, "stroke-width": kept.has(i) ? 3.5 : last ? 2 : 1.5,
+                    ...(last ? { "stroke-dasharray": "5 3" } : {}) }, edges);
     });
     const prefix = svg("g", { "data-part": "prefix" }, treeSvg);
-    svg("rect", { x: cx(0) - w / 2, y: cy(rootRow) - h / 2, width: w, height: h, rx: 10, fill: "#EBEBEB", stroke: "#777" }, prefix);
-    svg("text", { x: cx(0), y: cy(rootRow) + 4, "text-anchor": "middle", "font-size": 12 }, prefix,
-        clip(s.prefix.join(" "), Math.floor(w / 7)));
+    svg("rect", { x: pre.x - pre.w / 2, y: pre.y - pre.h / 2, width: pre.w, height: pre.h, rx: 10, fill: "#EBEBEB", stroke: "#777" }, prefix);
+    svg("text", { x: pre.x, y: pre.y + 4, "text-anchor": "middle", "font-size": 12 }, prefix,
+        clip(s.prefix.join(" "), Math.floor(pre.w / 7)));
     svg("title", {}, prefix, `the prefix: ${s.prefix.join(" ")}`);
     const { pos } = treeAttentionMask(s.parents, s.prefix.length);
     s.parents.forEach((_, i) => {
-      const x = cx(at[i].col), y = cy(at[i].row), sel = i === s.selected;
+      const { x, y, w, h } = nodes[i], sel = i === s.selected;
       const shown = clip(s.tokens[i], Math.floor((w - 6) / 7.5));
       // The name starts with the text the node shows (what a speech-input user says to click it).
       const g = svg("g", { role: "button", tabindex: 0, "data-node": i, "data-focus-key": `node-${i}`,
@@ -206,10 +190,15 @@ function render({ model, el }) {
         if (event.key === "Enter" || event.key === " ") { event.preventDefault(); selectNode(i); }
       });
     });
-    // The token the target adds after the kept branch, under its last node (or the prefix).
-    const last = walk.path.length ? at[walk.path[walk.path.length - 1]] : { col: 0, row: rootRow };
-    svg("text", { x: cx(last.col), y: cy(last.row) + h / 2 + 14, "text-anchor": "middle", "font-size": 12,
-                  "font-weight": "bold", fill: C.kept, "data-part": "extra" }, treeSvg, `+ ${walk.emitted[walk.emitted.length - 1]} (target)`);
+    // The token the target adds after the kept branch, in its own slot after the branch's last node.
+    const token = walk.emitted[walk.emitted.length - 1];
+    const plus = svg("g", { "data-part": "extra" }, treeSvg);
+    svg("rect", { x: extra.x - extra.w / 2, y: extra.y - extra.h / 2, width: extra.w, height: extra.h, rx: 10, fill: "#fff",
+                  stroke: C.kept, "stroke-width": 2, "stroke-dasharray": "5 3" }, plus);
+    svg("text", { x: extra.x, y: extra.y - 1, "text-anchor": "middle", "font-size": 13, "font-weight": "bold", fill: C.kept },
+        plus, clip(`+ ${token}`, Math.floor((extra.w - 6) / 7.5)));
+    svg("text", { x: extra.x, y: extra.y + 12, "text-anchor": "middle", "font-size": 10, fill: "#333" }, plus, "target");
+    svg("title", {}, plus, `+ ${token}: the token the target writes after the kept branch`);
   }
 
   function drawMask(s) {

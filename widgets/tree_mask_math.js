@@ -65,6 +65,49 @@ export function greedyTreeWalk(tokens, parents, targetNext) {
   }
 }
 
+// --- where the tree is drawn (widgets/tree_mask.js draws it) -------------------------------------
+// Column = depth + 1 (the prefix is column 0), rows in the order of the leaves, a parent at the mean
+// row of its children. The token the target adds after the kept branch is laid out as one more leaf
+// under the branch's last node: drawn as a box in a slot of its own, not as a label under that node,
+// where it spilled into the gap between columns that the edges cross.
+export const TREE_BOX = { rowH: 58, top: 6, h: 34, gap: 16 };
+
+/** Slots in grid units: { prefix, nodes, extra } ({ col, row } each), cols, rows. `after`: the node the
+ *  target's token follows (the kept branch's last node), -1 for the prefix. */
+export function treeLayout(parents, after) {
+  const kids = new Map();
+  parents.forEach((p, i) => { if (!kids.has(p)) kids.set(p, []); kids.get(p).push(i); });
+  const nodes = [];
+  let leaves = 0, prefix = null, extra = null;
+  function place(node, col) {
+    const rows = (kids.get(node) || []).map((k) => place(k, col + 1));
+    if (node === after) {
+      extra = { col: col + 1, row: leaves++ };
+      rows.push(extra.row);
+    }
+    const row = rows.length ? rows.reduce((x, y) => x + y, 0) / rows.length : leaves++;
+    if (node >= 0) nodes[node] = { col, row };
+    else prefix = { col, row };
+    return row;
+  }
+  place(-1, 0);
+  const cols = Math.max(extra.col, ...nodes.map((at) => at.col)) + 1;
+  return { prefix, nodes, extra, cols, rows: leaves };
+}
+
+/** The layout in pixels at column width `colW`: boxes { x, y (centre), w, h } for the prefix, every
+ *  node and the target's token, and the edges { x1, y1, x2, y2 } from a box's right side to its
+ *  child's left side (the target's token last). Edges run only in the gaps between columns. */
+export function treeBoxes(layout, parents, after, colW) {
+  const { rowH, top, h, gap } = TREE_BOX;
+  const box = ({ col, row }) => ({ x: col * colW + colW / 2, y: top + row * rowH + h / 2 + 4, w: colW - gap, h });
+  const prefix = box(layout.prefix), nodes = layout.nodes.map(box), extra = box(layout.extra);
+  const edge = (from, to) => ({ x1: from.x + from.w / 2, y1: from.y, x2: to.x - to.w / 2, y2: to.y });
+  const edges = parents.map((p, i) => edge(p < 0 ? prefix : nodes[p], nodes[i]));
+  edges.push(edge(after < 0 ? prefix : nodes[after], extra));
+  return { prefix, nodes, extra, edges, width: layout.cols * colW, height: top + layout.rows * rowH + 8 };
+}
+
 /** What the target writes after the prefix and after each node: the choice at its depth + 1. */
 export function targetNext(parents, choices) {
   return [choices[0], ...depths(parents).map((d) => choices[d + 1])];

@@ -133,6 +133,24 @@ def test_batch_speedup_context_slider(chapter_runs, shots):
 
 # --- chapter 08: the tree-mask explorer ------------------------------------------------------------
 
+# The edges of the drawn tree (in its SVG's units) that run through a box other than their own ends:
+# an edge ends on a box's side, so a box counts only where the line passes its inside.
+EDGES_THROUGH_BOXES = """root => {
+  const boxes = [...root.querySelectorAll("[data-part=tree] [data-node] rect:not(.ctm-ring), [data-part=tree] [data-part=extra] rect")]
+    .map(r => r.getBBox());
+  const bad = [];
+  root.querySelectorAll("[data-part=tree] [data-part=edges] line").forEach((l, k) => {
+    const [x1, y1, x2, y2] = ["x1", "y1", "x2", "y2"].map(a => l[a].baseVal.value);
+    for (let t = 0; t <= 1; t += 0.005) {
+      const x = x1 + t * (x2 - x1), y = y1 + t * (y2 - y1);
+      if (boxes.some(b => x > b.x + 0.5 && x < b.x + b.width - 0.5 && y > b.y + 0.5 && y < b.y + b.height - 0.5)) {
+        bad.push(k); break;
+      }
+    }
+  });
+  return bad.length ? bad : null;
+}"""
+
 def test_tree_mask_explorer(chapter_runs, shots):
     """The live explorer (an ES module drawing in SVG): a node clicked, another reached by keyboard,
     two dropdowns, a bad tree typed; what the page shows and what reaches Python must be what
@@ -167,6 +185,11 @@ def test_tree_mask_explorer(chapter_runs, shots):
     parents, tokens, prefix_len = state["parents"], state["tokens"], len(state["prefix"])
     assert parents_input.input_value() == ", ".join(map(str, parents)), "the page and Python hold different trees"
     mask, pos = tree_attention_mask(parents, prefix_len)
+    # the tokens box shows every token of the tree; no edge runs through a node or the target's token
+    tokens_input = box.get_by_label("tokens", exact=True)
+    assert tokens_input.input_value() == ", ".join(tokens) and tokens_input.evaluate(
+        "e => e.scrollWidth <= e.clientWidth"), "the tokens box is too narrow for the tree's tokens"
+    assert not box.evaluate(EDGES_THROUGH_BOXES), "an edge of the tree runs through a node"
 
     # a click on node 3 in the tree; then the keyboard: Tab to node 5, Enter
     box.locator("[data-node='3']").click()
@@ -224,3 +247,12 @@ def test_tree_mask_explorer(chapter_runs, shots):
     errors = [e for c in labui.cells(page) if c["index"] == cell for e in labui.error_outputs(c)]
     assert not errors, f"the widget's cell shows errors: {errors}"
     box.screenshot(path=str(shots / "08_tree_mask_invalid.png"))
+
+    # the issue's tree, node 4 selected: the selection stays, no edge crosses the target's token
+    box.locator("[data-node='4']").click()
+    wait_python("w.selected == 4", "the click on node 4")
+    parents_input.fill("-1, 0, 0, 1, 1")
+    parents_input.press("Enter")
+    wait_python("w.parents == (-1, 0, 0, 1, 1) and w.selected == 4", "the typed tree with node 4 still selected")
+    assert not box.evaluate(EDGES_THROUGH_BOXES), "an edge of the tree -1, 0, 0, 1, 1 runs through a node"
+    box.screenshot(path=str(shots / "08_tree_mask_typed.png"))
