@@ -5,14 +5,20 @@ instructor releases chapter 02; two students fetch it, work (one right, one leav
 and submit; a third submits a hostile notebook; all three through nbgrader's CLI run as
 themselves with their server's Python and settings. The instructor collects, grades with the
 course's grader and returns the feedback; each student fetches theirs and finds their score and
-a page that typesets its math by itself. The three collected notebooks graded from a folder give
-the same grades.csv. Users, processes and files are removed at the end.
+a page that typesets its math by itself; formgrader, opened in its own tab from the instructor's
+Grading menu, shows the scores of `hub grade`. Each person logs in with their own password and
+not with a classmate's; a memory hog in one student's kernel is stopped by their limit while
+another student's server keeps answering; the idle culler (timeout 120 s here) stops the Chromium
+student's server once it is idle. The three collected notebooks graded from a folder give the same
+grades.csv. Users, processes and files are removed at the end.
 
 Root only (it creates users): skipped with the reason otherwise.
 """
 from __future__ import annotations
 
 import csv
+import http.cookiejar
+import json
 import os
 import pwd
 import re
@@ -23,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,7 +38,7 @@ from pathlib import Path
 import pytest
 
 from autograder import notebooks
-from autograder.hub import config, instructor, lifecycle, users
+from autograder.hub import config, instructor, lifecycle, limits, users
 from autograder.hub.config import HubSettings
 from autograder.hub.layout import HubLayout
 from autograder.hub.roster import Roster
@@ -135,22 +143,150 @@ def _log_in(browser, url: str, user: str, password: str):
     return context, page
 
 
-def _instructor_view(browser, url: str, user: str, password: str) -> dict:
-    """What the instructor's server offers: the Nbgrader menu, formgrader, the folder it opens on."""
-    from tests.browser.labui import menu_items
+def _instructor_view(browser, url: str, user: str, password: str, students: tuple[str, ...]) -> dict:
+    """What the instructor's server offers: the Nbgrader and Grading menus, the folder it opens on,
+    and formgrader opened from Grading in its own browser tab: its Manage Students rows."""
+    from tests.browser.labui import menu, menu_items
 
     context, page = _log_in(browser, url, user, password)
     try:
-        seen = {"nbgrader menu": menu_items(page, "Nbgrader"),
-                "formgrader status": context.request.get(f"{url}/user/{user}/formgrader").status,
+        seen = {"nbgrader menu": menu_items(page, "Nbgrader"), "grading menu": menu_items(page, "Grading"),
                 "contents": [c["name"] for c in context.request.get(f"{url}/user/{user}/api/contents").json()["content"]]}
         page.screenshot(path=str(SHOTS / "instructor_lab.png"))
+        with context.expect_page() as opened:
+            menu(page, "Grading", "Formgrader (opens in a new browser tab)")
+        tab = opened.value
+        tab.wait_for_load_state()
+        seen["formgrader url"] = tab.url
+        tab.goto(f"{url}/user/{user}/formgrader/manage_students")
+        try:
+            for student in students:
+                tab.locator("tr", has_text=student).locator("td.score").filter(has_text="/").wait_for(timeout=60_000)
+        finally:
+            tab.screenshot(path=str(SHOTS / "instructor_formgrader.png"))
+        seen["formgrader rows"] = {s: tab.locator("tr", has_text=s).inner_text() for s in students}
         return seen
     finally:
         context.close()
 
 
-def _work_in_browser(browser, user: str, layout: HubLayout, url: str, password: str, instructor_login=None) -> dict:
+def _kept(check) -> dict:
+    """`check()`'s result, or {"failed": the error} (its test reports it)."""
+    try:
+        return check()
+    except Exception as err:  # noqa: BLE001
+        import traceback
+        return {"failed": "".join(traceback.format_exception(err))[-3000:]}
+
+
+def _http_session(url: str, user: str, password: str):
+    """A urllib opener logged in to the hub as `user` (its login form, with its _xsrf field), or None
+    when the hub refuses the password."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    form = opener.open(f"{url}/hub/login", timeout=30).read().decode()
+    xsrf = re.search(r'name="_xsrf" value="([^"]+)"', form).group(1)
+    data = urllib.parse.urlencode({"_xsrf": xsrf, "username": user, "password": password}).encode()
+    try:
+        opener.open(f"{url}/hub/login", data, timeout=60).read()
+    except urllib.error.HTTPError as err:
+        if err.code == 403:
+            return None
+        raise
+    opener.jar = jar
+    return opener
+
+
+def _api(opener, url: str, user: str, path: str, method: str = "GET", body: dict | None = None):
+    """JSON from `user`'s server API (POST with the server's _xsrf cookie as its header)."""
+    headers = {}
+    if method != "GET":
+        xsrf = [c.value for c in opener.jar if c.name == "_xsrf" and c.path.startswith(f"/user/{user}")]
+        headers = {"X-XSRFToken": xsrf[-1], "Content-Type": "application/json"}
+    req = urllib.request.Request(f"{url}/user/{user}/api/{path}", method=method, headers=headers,
+                                 data=None if body is None else json.dumps(body).encode())
+    with opener.open(req, timeout=30) as resp:
+        return json.loads(resp.read() or b"null")
+
+
+def _server_ready(opener, url: str, user: str) -> dict:
+    """Wait for `user`'s server (their login started it): JupyterLab's page, reached through the hub's
+    OAuth redirects once the server runs, sets the server's cookies (its API answers 403 before)."""
+    def lab_open():
+        try:
+            with opener.open(f"{url}/user/{user}/lab", timeout=60) as resp:
+                return f"/user/{user}/lab" in resp.geturl() and "/hub/" not in resp.geturl()
+        except (urllib.error.URLError, OSError):
+            return False
+    _wait_for(lab_open, 180, f"{user}'s server")
+    return _api(opener, url, user, "status")
+
+
+def _run_in_kernel(user: str, kernel_id: str, code: str, timeout: float, ping=lambda: None) -> dict | None:
+    """Run `code` in `user`'s kernel through its connection file (root reads it); the execute
+    reply's content, or None when none came (the kernel died). `ping()` every 5 s meanwhile (the
+    kernel's messages bypass the proxy, so the hub would see the server idle); it returns True to
+    stop waiting."""
+    from jupyter_client import BlockingKernelClient
+
+    conn = Path(pwd.getpwnam(user).pw_dir) / ".local" / "share" / "jupyter" / "runtime" / f"kernel-{kernel_id}.json"
+    _wait_for(conn.is_file, 60, f"{user}'s kernel connection file")
+    client = BlockingKernelClient()
+    client.load_connection_file(str(conn))
+    client.start_channels()
+    try:
+        msg_id = client.execute(code)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                reply = client.get_shell_msg(timeout=5)
+            except Exception:  # noqa: BLE001 (queue.Empty: nothing yet)
+                if ping():
+                    return None
+                continue
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply["content"]
+        return None
+    finally:
+        client.stop_channels()
+
+
+def _limits_and_logins(url: str, layout: HubLayout, roster: Roster, state: dict) -> dict:
+    """Own passwords (a classmate's refused), then a memory hog in one student's kernel while another
+    student's server runs: what happened."""
+    passwords = lifecycle.read_passwords(layout)
+    _, hog, other = roster.students
+    seen = {"own password": _http_session(url, other, passwords[other]) is not None,
+            "a classmate's password": _http_session(url, other, passwords[hog]) is not None,
+            "the instructor's password": _http_session(url, other, passwords[roster.instructor]) is not None}
+    sessions = {u: _http_session(url, u, passwords[u]) for u in (hog, other)}
+    for u, opener in sessions.items():
+        _server_ready(opener, url, u)
+    kernel = _api(sessions[hog], url, hog, "kernels", "POST", {"name": "python3"})
+
+    def ping(stop=lambda: False):
+        for u, opener in sessions.items():
+            _api(opener, url, u, "status")
+        return stop()
+    # What one student's server and a kernel with the course's libraries hold (the README's count).
+    t = time.perf_counter()
+    reply = _run_in_kernel(hog, kernel["id"], "import numpy, scipy, matplotlib.pyplot, torch, specdec, widgets", 180,
+                           ping)
+    seen["imports"] = (reply or {}).get("status"), time.perf_counter() - t
+    seen["student memory MiB"] = limits.memory_used(state["cgroups"][hog]) / 2**20
+    seen["oom kills before"] = limits.oom_kills(state["cgroups"][hog])
+    t = time.perf_counter()
+    seen["hog reply"] = _run_in_kernel(hog, kernel["id"], "hog = b'x' * (3 * 2**30)", 120, lambda: ping(
+        lambda: limits.oom_kills(state["cgroups"][hog]) > seen["oom kills before"]))
+    seen["oom kills after"] = _wait_for(lambda: limits.oom_kills(state["cgroups"][hog]), 60, "the OOM kill")
+    seen["hog stopped after s"] = time.perf_counter() - t
+    seen["hog's server"] = _api(sessions[hog], url, hog, "status")
+    seen["other server"] = _api(sessions[other], url, other, "status")
+    seen["other memory MiB"] = limits.memory_used(state["cgroups"][other]) / 2**20
+    return seen
+
+
+def _work_in_browser(browser, user: str, layout: HubLayout, url: str, password: str) -> dict:
     """`user` logs in to the hub in Chromium (the process's one browser, `tests.chromium`), fetches
     chapter 02 from the Assignments tab, works (the answers typed into the file), submits from the
     tab. What the page showed."""
@@ -163,6 +299,8 @@ def _work_in_browser(browser, user: str, layout: HubLayout, url: str, password: 
     context, page = _log_in(browser, url, user, password)
     try:
         seen["login to JupyterLab"] = time.perf_counter() - t
+        seen["landing url"] = page.url
+        seen["server processes"] = len(users.processes(user))
         page.wait_for_timeout(2000)          # the news question, if any, comes right after start
         seen["text"] = page.evaluate("() => document.body.innerText")
         seen["nbgrader menu"] = menu_items(page, "Nbgrader")
@@ -182,8 +320,6 @@ def _work_in_browser(browser, user: str, layout: HubLayout, url: str, password: 
         page.screenshot(path=str(SHOTS / "student_assignments_submitted.png"))
     finally:
         context.close()
-    if instructor_login:
-        seen["instructor"] = _instructor_view(browser, url, *instructor_login)
     return seen
 
 
@@ -198,14 +334,18 @@ def hub_class(request):
     root = Path(tempfile.mkdtemp(prefix="course-hub-"))
     os.chmod(root, 0o755)
     layout = HubLayout(root / "state")
-    settings = HubSettings(port=free_port(), hub_port=free_port(), api_port=free_port())
+    # A short idle timeout, activity read every 10 s: the Chromium student's server, idle once they
+    # submitted, is culled while the instructor grades.
+    settings = HubSettings(port=free_port(), hub_port=free_port(), api_port=free_port(), idle_timeout=120,
+                           activity_interval=10)
     times, out = {}, {}
     checkout = (lifecycle.SOLUTIONS_DIR, lifecycle.GIT_DIR)
     out["checkout_modes"] = {"before": [stat.S_IMODE(os.stat(p).st_mode) for p in checkout]}
     try:
         t = time.perf_counter()
-        lifecycle.start(roster, layout, settings)
+        state = lifecycle.start(roster, layout, settings)
         times["hub start"] = time.perf_counter() - t
+        passwords = lifecycle.read_passwords(layout)
         out["settings"] = settings
         t = time.perf_counter()
         instructor.release(layout, ["02"])
@@ -219,10 +359,9 @@ def hub_class(request):
             out["self check"] = {}
             done = [pool.submit(_work, u, layout, k, out["self check"] if k == "stubs" else None) for u, k in cli]
             if in_browser:
-                out["browser"] = _work_in_browser(request.getfixturevalue("chromium"), right, layout, settings.url, config.passwords(layout)[0],
-                                                  (roster.instructor, config.passwords(layout)[1]))
+                out["browser"] = _work_in_browser(request.getfixturevalue("chromium"), right, layout, settings.url,
+                                                  passwords[right])
                 times.update({k: v for k, v in out["browser"].items() if isinstance(v, float)})
-                out["instructor view"] = out["browser"].pop("instructor", None)
             for future in done:
                 future.result()
         times["three students fetch, work, submit"] = time.perf_counter() - t
@@ -241,7 +380,22 @@ def hub_class(request):
         fetched = {student: sorted((Path(pwd.getpwnam(student).pw_dir) / CH / "feedback").glob("*/*.html"))
                    for student in roster.students}
         times["students fetch feedback"] = time.perf_counter() - t
+        # Each check keeps its failure for its own test: the other tests still read the class.
+        if in_browser:
+            t = time.perf_counter()
+            out["instructor view"] = _kept(lambda: _instructor_view(
+                request.getfixturevalue("chromium"), settings.url, roster.instructor, passwords[roster.instructor],
+                roster.students))
+            times["formgrader in its own tab"] = time.perf_counter() - t
+        t = time.perf_counter()
+        out["limits"] = _kept(lambda: _limits_and_logins(settings.url, layout, roster, state))
+        times["logins, two servers, memory hog"] = time.perf_counter() - t
+        out["culled"] = [ln for ln in layout.log.read_text(errors="replace").splitlines() if "Culling server" in ln]
+        out["right processes"] = users.processes(right)
         course_dir = layout.course_dir(roster.instructor, roster.course)
+        out["passwords"] = lifecycle.read_passwords(layout)
+        out["grading owners"] = {pwd.getpwuid(os.stat(p).st_uid).pw_name
+                                 for p in [course_dir, course_dir / "gradebook.db", *(course_dir / "grading").rglob("*")]}
         out.update(roster=roster, layout=layout, times=times, course_dir=course_dir,
                    graded_rows=_grades(out["graded"]), fetched={s: len(f) for s, f in fetched.items()})
         # Keep what the tests read: cleanup removes the homes and the course directory.
@@ -259,7 +413,7 @@ def hub_class(request):
         out["checkout_modes"]["during"] = [stat.S_IMODE(os.stat(p).st_mode) for p in checkout]
         out["modes"] = {name: stat.S_IMODE(os.stat(path).st_mode) for name, path in
                         [("exchange", layout.exchange), ("private", layout.private),
-                         *[(f, layout.private / f) for f in ("password", "instructor_password", "proxy_token")]]}
+                         *[(f, layout.private / f) for f in ("passwords.txt", "proxy_token")]]}
         probe = ("import autograder.paths as p, pathlib; print(p.in_bundle(), p.SOLUTIONS_DIR.exists()); "
                  f"pathlib.Path('{lifecycle.SOLUTIONS_DIR}/{CH}.ipynb').read_text()")
         out["probe"] = users.run_as(right, [str(layout.python), "-c", probe],
@@ -269,7 +423,9 @@ def hub_class(request):
         folder = root / "folder"
         for student in roster.students:
             (folder / student).mkdir(parents=True)
-            shutil.copyfile(NbgraderLayout(course_dir).submitted(student, CH), folder / student / f"{CH}.ipynb")
+            # What `hub grade` graded: the collected notebooks (the grader sanitizes its own copies).
+            for name in (f"{CH}.ipynb", "timestamp.txt"):
+                shutil.copyfile(layout.private / "collected" / CH / student / name, folder / student / name)
         subprocess.run([sys.executable, "-m", "autograder", "grade", str(folder), "--out", str(root / "graded")],
                        capture_output=True, text=True)
         out["folder_rows"] = _grades(root / "graded") if (root / "graded" / GRADES_CSV).is_file() else []
@@ -290,6 +446,9 @@ def hub_class(request):
             users.remove_user(user)
         shutil.rmtree(root, ignore_errors=True)
         print("\nstage times (s): " + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))
+        measured = {k: v for k, v in (out.get("limits") or {}).items() if "MiB" in k or k.endswith(" s")}
+        if measured:
+            print("limits: " + ", ".join(f"{k} {v:.0f}" for k, v in measured.items()))
 
 
 def _by_test(folder: Path) -> list[dict]:
@@ -375,16 +534,58 @@ def test_a_student_works_through_the_assignments_tab_without_instructor_menus(hu
     assert not {"Formgrader", "Create assignment", "Course List"} & set(seen["nbgrader menu"]), seen["nbgrader menu"]
     assert "notified about official Jupyter news" not in seen["text"]
     assert seen["formgrader status"] == 404          # the server does not serve formgrader to a student
+    assert seen["landing url"].endswith("/lab/tree/START_HERE.ipynb"), seen["landing url"]    # the start page
 
 
 def test_the_instructor_s_server_has_formgrader_on_the_course_directory(hub_class):
     if "browser" not in hub_class:
         pytest.skip(f"no browser: {_browser_missing()}")
     seen = hub_class["instructor view"]
-    assert {"Formgrader", "Assignment List"} <= set(seen["nbgrader menu"]), seen["nbgrader menu"]
-    assert seen["formgrader status"] == 200
-    # It opens on the course directory: the course's config and the released chapter are there.
-    assert {"nbgrader_config.py", "release", "source"} <= set(seen["contents"]), seen["contents"]
+    assert "failed" not in seen, seen.get("failed")
+    # nbgrader's own Formgrader entry (an iframe JupyterHub's CSP refuses) is off; Grading opens it in a tab.
+    assert "Assignment List" in seen["nbgrader menu"] and "Formgrader" not in seen["nbgrader menu"], seen
+    assert seen["grading menu"] == ["Formgrader (opens in a new browser tab)"], seen["grading menu"]
+    assert f"/user/{hub_class['roster'].instructor}/formgrader" in seen["formgrader url"], seen
+    # It opens on the course directory: the course's config, the released chapter, the one gradebook.
+    assert {"nbgrader_config.py", "release", "source", "gradebook.db"} <= set(seen["contents"]), seen["contents"]
+
+
+def test_formgrader_shows_every_score_of_hub_grade(hub_class):
+    """One gradebook: `hub grade` writes the course directory's, which formgrader reads."""
+    if "browser" not in hub_class:
+        pytest.skip(f"no browser: {_browser_missing()}")
+    assert "failed" not in hub_class["instructor view"], hub_class["instructor view"]["failed"]
+    rows = hub_class["instructor view"]["formgrader rows"]
+    for r in hub_class["graded_rows"]:
+        assert f"{float(r['score']):g} / {float(r['max_score']):g}" in rows[r["student_id"]], (r, rows)
+
+
+def test_each_person_logs_in_with_their_own_password_only(hub_class):
+    seen = hub_class["limits"]
+    assert "failed" not in seen, seen.get("failed")
+    assert seen["own password"] and not seen["a classmate's password"] and not seen["the instructor's password"]
+    passwords = hub_class["passwords"]
+    assert set(passwords) == set(hub_class["roster"].users) and len(set(passwords.values())) == len(passwords)
+
+
+def test_a_memory_hog_stops_only_its_own_kernel(hub_class):
+    seen = hub_class["limits"]
+    assert "failed" not in seen, seen.get("failed")
+    assert seen["imports"][0] == "ok", seen
+    assert seen["hog reply"] is None or seen["hog reply"]["status"] == "error", seen   # no 3 GiB in a 2 GiB limit
+    assert seen["oom kills after"] > seen["oom kills before"], seen
+    assert seen["hog's server"]["started"] and seen["other server"]["started"], seen     # both servers answer
+
+
+def test_the_idle_culler_stops_an_idle_server(hub_class):
+    if "browser" not in hub_class:
+        pytest.skip(f"no browser: {_browser_missing()}")
+    right = hub_class["roster"].students[0]
+    assert any(f"Culling server {right}" in line for line in hub_class["culled"]), hub_class["culled"]
+
+
+def test_the_grading_folder_belongs_to_the_instructor(hub_class):
+    assert hub_class["grading owners"] == {hub_class["roster"].instructor}, hub_class["grading owners"]
 
 
 def test_the_same_notebooks_graded_from_a_folder_give_the_same_grades(hub_class):
@@ -419,8 +620,7 @@ def test_cleanup_removes_users_processes_ports_and_files(hub_class):
     """The instructor's `cleanup`, run at the end of the class (in the fixture)."""
     s = hub_class["settings"]
     if "browser" in hub_class:
-        assert hub_class["processes_during"][hub_class["roster"].students[0]], \
-            "the browser student's server did not run as that user"
+        assert hub_class["browser"]["server processes"], "the browser student's server did not run as that user"
     assert hub_class["users_left"] == [] and hub_class["processes_left"] == []
     assert not [p for p in (s.port, s.hub_port, s.api_port) if re.search(rf":{p}\s", hub_class["listening_after"])]
     assert hub_class["files_left"] == []

@@ -1,6 +1,7 @@
 """The parts of `python -m autograder hub` that need no root and no hub: the roster's checks, the
 exchange's mode, what counts as reachable by students, the hub configuration written, the modes
 start changes and cleanup puts back (on a stand-in machine), and the students' copy of the code."""
+import json
 import os
 import shutil
 import stat
@@ -68,15 +69,37 @@ def test_the_hub_config_binds_loopback_and_keeps_secrets(tmp_path, monkeypatch):
     layout = HubLayout(tmp_path / "state")
     layout.root.mkdir()
     roster = Roster("prof", ("ann", "ben"))
-    config.write_all(roster, layout, HubSettings(port=18000, hub_port=18081, api_port=18001))
+    procs = tmp_path / "cgroup.procs"
+    config.write_all(roster, layout, HubSettings(port=18000, hub_port=18081, api_port=18001, idle_timeout=600),
+                     cgroups={"ann": [str(procs)]})
     c = Config()
     exec(compile(layout.hub_config.read_text(), str(layout.hub_config), "exec"), {"get_config": lambda: c})
     assert (c.JupyterHub.ip, c.JupyterHub.hub_ip, c.Spawner.ip) == ("127.0.0.1",) * 3
     assert c.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:18001"
     assert c.Authenticator.allowed_users == {"prof", "ann", "ben"} and c.Authenticator.admin_users == {"prof"}
-    student_pw, instructor_pw = config.passwords(layout)
-    assert len(student_pw) >= 8 and len(instructor_pw) >= 32 and student_pw != instructor_pw
-    assert config.passwords(layout) == (student_pw, instructor_pw)          # kept across restarts
+    # Each person's own Unix password through PAM: no shared password anywhere in the config.
+    assert c.JupyterHub.authenticator_class == "pam" and "SharedPassword" not in layout.hub_config.read_text()
+    assert c.Spawner.mem_limit == 2 * 2**30 and c.Spawner.cpu_limit == 1.0
+    # The idle culler: a hub service with the scopes it needs, at the timeout asked for.
+    (culler,) = c.JupyterHub.services
+    assert "--timeout=600" in culler["command"] and "--cull-every=300" in culler["command"]
+    assert set(c.JupyterHub.load_roles[0]["scopes"]) == {"list:users", "read:users:activity", "read:servers",
+                                                         "delete:servers"}
+    # A student's server joins their cgroups before it becomes them (here: this process, no setuid).
+    from jupyterhub.spawner import LocalProcessSpawner
+    monkeypatch.setattr(LocalProcessSpawner, "make_preexec_fn", lambda self, name: lambda: None)
+    spawner_class = c.JupyterHub.spawner_class
+    procs.write_text("")
+    spawner_class.make_preexec_fn(object.__new__(spawner_class), "ann")()
+    assert procs.read_text() == str(os.getpid())
+    spawner_class.make_preexec_fn(object.__new__(spawner_class), "prof")()    # the instructor: none
+    assert procs.read_text() == str(os.getpid())
+    # The instructor's Grading menu opens formgrader in its own browser tab (never framed).
+    settings_dir = json.loads((layout.instructor_config / "jupyter_server_config.json").read_text())
+    overrides = json.loads((Path(settings_dir["LabApp"]["app_settings_dir"]) / "overrides.json").read_text())
+    (item,) = overrides["@jupyterlab/mainmenu-extension:plugin"]["menus"][0]["items"]
+    assert item["command"] == "help:open" and item["args"]["newBrowserTab"] is True
+    assert item["args"]["url"] == "/user/prof/formgrader"
     assert stat.S_IMODE(os.stat(layout.hub_config).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(layout.private).st_mode) == 0o700
     assert "PYTHONPATH" not in c.Spawner.env_keep and "PATH" not in c.Spawner.env_keep
@@ -84,6 +107,31 @@ def test_the_hub_config_binds_loopback_and_keeps_secrets(tmp_path, monkeypatch):
     assert student[0] == str(layout.student_config) and "hub/student" in student[1]
     nbgrader = (layout.student_config / "nbgrader_config.py").read_text()
     assert f"c.Exchange.root = '{layout.exchange}'" in nbgrader and "course_id = 'specdec'" in nbgrader
+
+
+def test_each_created_user_gets_their_own_password_kept_across_restarts(tmp_path, monkeypatch):
+    from autograder.hub import lifecycle, users
+
+    set_to = {}
+    monkeypatch.setattr(users, "set_password", lambda user, pw: set_to.__setitem__(user, pw))
+    layout = HubLayout(tmp_path / "state")
+    layout.private.mkdir(parents=True)
+    roster = Roster("prof", ("ann", "ben", "old"))
+    given = lifecycle.give_passwords(layout, roster, created={"prof", "ann", "ben"})
+    assert given == set_to and set(given) == {"prof", "ann", "ben"}        # "old" existed: keeps their own
+    assert len(set(given.values())) == 3 and min(map(len, given.values())) >= 12
+    assert stat.S_IMODE(os.stat(layout.passwords).st_mode) == 0o600
+    assert lifecycle.read_passwords(layout) == given and "# old:" in layout.passwords.read_text()
+    set_to.clear()
+    assert lifecycle.give_passwords(layout, roster, created={"prof", "ann", "ben"}) == given and not set_to
+
+
+def test_instructor_settings_give_formgrader_its_own_tab_not_an_iframe():
+    import json
+    page = json.loads((config.HUB_CONFIG_DIR / "instructor" / "labconfig" / "page_config.json").read_text())
+    # nbgrader's Formgrader entry frames it inside JupyterLab, which JupyterHub's CSP refuses.
+    assert page["disabledExtensions"]["@jupyter/nbgrader:formgrader"] is True
+    assert page["disabledExtensions"]["@jupyter/nbgrader:create-assignment"] is False
 
 
 def test_students_settings_show_the_assignment_list_and_no_instructor_parts():
@@ -153,6 +201,9 @@ def machine(tmp_path, monkeypatch):
     monkeypatch.setattr(users, "ensure_user", ensure_user)
     monkeypatch.setattr(users, "remove_user", remove_user)
     monkeypatch.setattr(users, "kill_processes", lambda user: 0)
+    monkeypatch.setattr(users, "set_password", lambda user, password: None)
+    monkeypatch.setattr(lifecycle, "write_start_page", lambda layout, student: None)
+    monkeypatch.setattr(lifecycle.limits, "make", lambda user, mem, cpus: [])
     monkeypatch.setattr(config, "proxy_command", lambda: "configurable-http-proxy")
     monkeypatch.setattr(config, "write_all", lambda *a: None)
     monkeypatch.setattr(config, "write_course_dir", lambda roster, layout: layout.course_dir(roster.instructor,

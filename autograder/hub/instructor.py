@@ -6,10 +6,14 @@
   directory's `release/` (and the solution notebooks to `source/`, for formgrader), then
   `nbgrader release_assignment` runs as the instructor;
 * `collect`: `nbgrader collect` as the instructor, into `submitted/`;
-* `grade`: the course's grader (`python -m autograder grade`: sandbox, statuses, CSVs) on the
-  collected notebooks of one chapter, into `grading/<chapter>/` of the course directory;
-* `return_feedback`: the grader's feedback pages (self-contained, math included) next to each
-  submission's timestamp and secret, then `nbgrader release_feedback` as the instructor.
+* `grade`: the course's grader (`python -m autograder grade`: sandbox, statuses, roster rows,
+  submission times) on the collected notebooks of one chapter, into the course directory itself:
+  its one gradebook (the one formgrader shows), `autograded/`, `feedback/`; the chapter's CSVs go to
+  `grading/<chapter>/`. The grader replaces each collected notebook by its sanitized copy and the
+  course config and released copy by its own; the collected originals stay in the exchange, and
+  the hub's config, the learner copy and each submission's secret are put back;
+* `return_feedback`: the feedback pages the grader wrote, next to each submission's timestamp and
+  secret, then `nbgrader release_feedback` as the instructor.
 """
 from __future__ import annotations
 
@@ -22,7 +26,8 @@ import sys
 from pathlib import Path
 
 from ..errors import CourseError
-from ..paths import CHAPTERS_DIR, GRADES_CSV, NbgraderLayout, resolve_chapter, solution_notebook
+from ..paths import (CHAPTERS_DIR, GRADES_BY_TEST_CSV, GRADES_CSV, NBGRADER_GRADES_CSV, NbgraderLayout,
+                     resolve_chapter, solution_notebook)
 from . import config, users
 from .layout import HubLayout
 from .lifecycle import _say, read_state
@@ -86,11 +91,16 @@ def collect(layout: HubLayout, chapter: str) -> dict[str, bool]:
 
 
 def grading_dir(course_dir: Path, name: str) -> Path:
+    """Where a chapter's CSVs are kept (the course directory's root holds the last grading's)."""
     return course_dir / "grading" / name
 
 
+CSVS = (GRADES_CSV, GRADES_BY_TEST_CSV, NBGRADER_GRADES_CSV)
+
+
 def grade(layout: HubLayout, chapter: str, extra: list[str] = ()) -> Path:
-    """Grade the collected notebooks of one chapter with the course's grader; its folder."""
+    """Grade the collected notebooks of one chapter with the course's grader into the course
+    directory (see the module); the folder of its CSVs."""
     roster, course_dir = _context(layout)
     name = resolve_chapter(chapter)
     course = NbgraderLayout(course_dir)
@@ -98,24 +108,46 @@ def grade(layout: HubLayout, chapter: str, extra: list[str] = ()) -> Path:
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
+    secrets_ = {}                   # nbgrader finds a student's feedback by their submission's secret
     for student in roster.students:
+        secret = course.submitted(student, name).parent / "submission_secret.txt"
+        if secret.is_file():
+            secrets_[student] = secret.read_bytes()
         if course.submitted(student, name).is_file():
             (staging / student).mkdir()
             shutil.copyfile(course.submitted(student, name), staging / student / f"{name}.ipynb")
+            stamp = course.submitted(student, name).parent / "timestamp.txt"
+            if stamp.is_file():         # the submission's time goes into the gradebook and grades.csv
+                shutil.copyfile(stamp, staging / student / "timestamp.txt")
     if not any(staging.iterdir()):
         raise CourseError(f"no submission of {name} collected: run python -m autograder hub collect {name} first")
-    out = grading_dir(course_dir, name)
-    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(staging), "--out", str(out),
-                           *extra], capture_output=True, text=True)
-    if not (out / GRADES_CSV).is_file():
+    class_file = staging.parent / f"{name}.roster.toml"     # every student gets a row, submitted or not
+    class_file.write_text(f'course = "{roster.course}"\ninstructor = "{roster.instructor}"\n'
+                          f'students = [{", ".join(repr(s).replace(chr(39), chr(34)) for s in roster.students)}]\n')
+    for csv_name in CSVS:
+        (course_dir / csv_name).unlink(missing_ok=True)
+    released = course.release(name).is_file()
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(staging), "--out", str(course_dir),
+                           "--roster", str(class_file), *extra], capture_output=True, text=True)
+    # Put back what the grader replaced: the hub's course config (exchange, course id), the learner
+    # copy in release/ (nbgrader's generate_assignment drops Check my work), the secrets.
+    if released:
+        shutil.copyfile(CHAPTERS_DIR / f"{name}.ipynb", course.release(name))
+    for student, secret in secrets_.items():
+        if course.submitted(student, name).parent.is_dir():
+            (course.submitted(student, name).parent / "submission_secret.txt").write_bytes(secret)
+    config.write_course_dir(roster, layout)          # also hands the whole folder to the instructor
+    if not (course_dir / GRADES_CSV).is_file():
         raise CourseError(f"grading {name} failed: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+    out = grading_dir(course_dir, name)
+    out.mkdir(parents=True, exist_ok=True)
+    for csv_name in CSVS:
+        if (course_dir / csv_name).is_file():
+            shutil.move(course_dir / csv_name, out / csv_name)
     for row in read_grades(out):
         _say(f"{row['student_id']}: {row['score']} / {row['max_score']}  {row['status']}"
              f"{'  (review: see grades.csv)' if row['review'] else ''}")
-    for student in roster.students:
-        if not (staging / student).exists():
-            _say(f"{student}: not graded (nothing collected)")
-    _chown_tree(out, roster.instructor)
+    _chown_tree(course_dir / "grading", roster.instructor)
     return out
 
 
@@ -134,17 +166,12 @@ def return_feedback(layout: HubLayout, chapter: str) -> None:
     scores = {r["student_id"]: f"{r['score']} / {r['max_score']}" for r in read_grades(out)}
     ready = []
     for student in roster.students:
-        pages = sorted((NbgraderLayout(out).feedback_dir / student / name).glob("*.html"))
+        dest = course.feedback_dir / student / name          # where the grader wrote the pages
+        pages = sorted(dest.glob("*.html"))
         submitted = course.submitted(student, name).parent
         if not pages or not (submitted / "timestamp.txt").is_file():
             _say(f"{student}: no feedback ({'not graded' if student not in scores else 'no page'})")
             continue
-        dest = course.feedback_dir / student / name
-        if dest.exists():
-            shutil.rmtree(dest)
-        dest.mkdir(parents=True)
-        for page in pages:
-            shutil.copyfile(page, dest / page.name)
         # nbgrader finds a student's feedback by the secret and time of their submission.
         for meta in ("timestamp.txt", "submission_secret.txt"):
             if (submitted / meta).is_file():

@@ -56,8 +56,9 @@ class HubLayout:
         return self.private / "jupyterhub_config.py"
 
     @property
-    def password(self) -> Path:
-        return self.private / "password"
+    def passwords(self) -> Path:
+        """Each user's login, one line each ("user password"): the instructor hands them out."""
+        return self.private / "passwords.txt"
 
     @property
     def state(self) -> Path:

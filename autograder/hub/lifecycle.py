@@ -2,13 +2,15 @@
 
 `start(roster, layout, settings)`:
  1. preflight: the hub's packages installed at their pins, the proxy installed;
- 2. users created or reused (homes 700), the students' Python and code (read-only for them),
-    `solutions/` and the repository's history closed to everyone but their owner (group bits
-    too: a student in the checkout's group must not read them either);
- 3. the exchange (mode 777), the configs, the instructor's course directory;
+ 2. users created or reused (homes 700), each created one with a generated password of their own
+    (`private/passwords.txt`, root only; a reused user keeps theirs), the students' Python and
+    code (read-only for them), `solutions/` and the repository's history closed to everyone but
+    their owner (group bits too: a student in the checkout's group must not read them either);
+ 3. the exchange (mode 777), each student's memory and CPU limit (`limits.py`) and start page,
+    the configs, the instructor's course directory;
  4. the course config checked as the instructor, with the students' Python (it must import
     `autograder`, or nbgrader would fall back to its defaults), then the hub started.
-`stop` stops the hub and every server it started; `cleanup` gives the machine back: it also removes
+`stop` stops the hub and every server it started and removes the limits' cgroups; `cleanup` gives the machine back: it also removes
 the users the hub created (killing their processes first: `userdel` refuses otherwise), the
 instructor's course directory and the state folder, and puts back every mode `start` changed.
 Users that existed before are kept.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import stat
 from dataclasses import asdict
@@ -29,7 +32,7 @@ from pathlib import Path
 from ..errors import CourseError
 from ..grading.preflight import EXTRAS_OF, config_problem, environment_problem
 from ..paths import GIT_DIR, SOLUTIONS_DIR
-from . import config, exchange, runtime, server, users
+from . import config, exchange, limits, runtime, server, users
 from .config import HubSettings
 from .layout import HubLayout
 from .roster import Roster
@@ -88,6 +91,58 @@ def restore_modes(state: dict) -> list[str]:
     return done
 
 
+def read_passwords(layout: HubLayout) -> dict[str, str]:
+    """The generated passwords of `layout.passwords` ("user password" lines; # comments)."""
+    try:
+        lines = layout.passwords.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    return dict(line.split(None, 1) for line in lines if line.strip() and not line.startswith("#"))
+
+
+def give_passwords(layout: HubLayout, roster: Roster, created: set[str]) -> dict[str, str]:
+    """A generated password for each user this hub created (kept across restarts), set with
+    chpasswd and written to `layout.passwords` (root only); users who existed before keep their own."""
+    known = read_passwords(layout)
+    for user in roster.users:
+        if user in created and user not in known:
+            known[user] = secrets.token_urlsafe(9)
+            users.set_password(user, known[user])
+    lines = ["# Written by `hub start`: each person's login to the hub; hand each their own line."]
+    lines += [f"{u} {known[u]}" for u in roster.users if u in known]
+    lines += [f"# {u}: an existing user, logs in with their own Unix password" for u in roster.users
+              if u not in known]
+    layout.passwords.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.chmod(layout.passwords, 0o600)
+    return known
+
+
+START_PAGE_SCRIPT = """import re, sys
+from pathlib import Path
+from autograder.learner.learn import write_for_learner
+from autograder.learner.start import start_notebook
+home = Path(sys.argv[1])
+nb = start_notebook(home)
+for cell in nb.cells:   # nbgrader fetches a chapter into a folder of its name
+    if cell.cell_type == "markdown":
+        cell.source = re.sub(r"\\]\\(([0-9]{2}_\\w+)\\.ipynb\\)", r"](\\1/\\1.ipynb)", cell.source)
+        cell.source = cell.source.replace("(`./course lab`)", "(each time the hub starts)")
+write_for_learner(nb, home / sys.argv[2])
+"""
+
+
+def write_start_page(layout: HubLayout, student: str) -> str | None:
+    """The start page in `student`'s home, written as them with their server's Python (its links
+    go to the chapters where nbgrader fetches them: `02_greedy_speculation/02_greedy_speculation.ipynb`);
+    None, or why it could not be written."""
+    from ..paths import START_PAGE_NAME
+
+    env = dict(config.server_environment(layout, instructor=False), COURSE_LAB_DIR=str(layout.home(student)))
+    proc = users.run_as(student, [str(layout.python), "-c", START_PAGE_SCRIPT, str(layout.home(student)),
+                                  START_PAGE_NAME], env=env, timeout=300)
+    return None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["?"])[-1]
+
+
 def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
     if os.geteuid() != 0:
         raise CourseError("the hub must be started as root (it creates users and starts their servers as them)")
@@ -124,6 +179,7 @@ def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
                  f"its mode put back at cleanup)")
     state["created"] = sorted(created)
     _write_state(layout, state)
+    give_passwords(layout, roster, created)
     for private in (SOLUTIONS_DIR, GIT_DIR):
         if close_to_others(private):
             _say(f"{private}: closed to everyone but its owner, group included (students must not read the "
@@ -133,7 +189,21 @@ def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
         _say(note[0].upper() + note[1:])
     exchange.lay_out(layout.exchange)
     _say(f"exchange: {layout.exchange} (mode 777)")
-    config.write_all(roster, layout, settings)
+    cgroups = {s: limits.make(s, limits.parse_bytes(settings.mem_limit), settings.cpu_limit) for s in roster.students}
+    state["cgroups"] = cgroups
+    _write_state(layout, state)
+    if all(cgroups.values()):
+        _say(f"limits: each student's server and kernels at most {settings.mem_limit} of memory and "
+             f"{settings.cpu_limit:g} CPU(s); idle servers stopped after {settings.idle_timeout} s"
+             + (" (never: --idle-timeout 0)" if settings.idle_timeout <= 0 else ""))
+    else:
+        _say("limits: NOT enforced: no control group could be made here (root with cgroup v1, or a "
+             "delegated cgroup v2 subtree, needed); one student's runaway cell can take the machine")
+    for student in roster.students:
+        problem = write_start_page(layout, student)
+        if problem:
+            _say(f"{student}: no start page ({problem}); their server opens on JupyterLab's launcher")
+    config.write_all(roster, layout, settings, cgroups)
     course_dir = config.write_course_dir(roster, layout)
     env = dict(config.server_environment(layout, instructor=True))
     problem = config_problem(course_dir / "nbgrader_config.py", python=str(layout.python), env=env,
@@ -143,8 +213,8 @@ def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
     state["pid"] = server.start(layout, f"http://127.0.0.1:{settings.port}" if settings.ip == "0.0.0.0"
                                 else settings.url)
     _write_state(layout, state)
-    _say(f"hub: {settings.url} (pid {state['pid']}); students log in with the password in {layout.password}, "
-         f"{roster.instructor} with the one in {layout.private / 'instructor_password'}")
+    _say(f"hub: {settings.url} (pid {state['pid']}); each person logs in with their own password: "
+         f"{layout.passwords} (root only) lists them, one line each to hand out")
     return state
 
 
@@ -158,6 +228,8 @@ def stop(layout: HubLayout) -> None:
         n = users.kill_processes(user)
         if n:
             _say(f"{user}: {n} process(es) stopped")
+    for procs in state.pop("cgroups", {}).values():
+        limits.remove(procs)
     state.pop("pid", None)
     if layout.private.is_dir():
         _write_state(layout, state)

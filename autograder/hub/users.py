@@ -1,7 +1,9 @@
 """Unix users of a class: created (or reused), homes closed to others, removed with their processes.
 
 `useradd` makes homes mode 755 on Debian, so classmates could read each other's work: every home
-is set to 700. `userdel` refuses a user who still runs processes (a server, a kernel), so
+is set to 700. Each user the hub creates gets a generated password of their own (`set_password`,
+through `chpasswd`, so PAM, JupyterHub's default authenticator, checks it); a user who existed
+before keeps theirs. `userdel` refuses a user who still runs processes (a server, a kernel), so
 `remove_user` kills them first and waits until they are gone.
 """
 from __future__ import annotations
@@ -39,6 +41,14 @@ def ensure_user(user: str) -> bool:
     os.chown(home, entry.pw_uid, entry.pw_gid)
     os.chmod(home, 0o700)
     return created
+
+
+def set_password(user: str, password: str) -> None:
+    """Set `user`'s Unix password (chpasswd reads "user:password" on its standard input)."""
+    chpasswd = shutil.which("chpasswd") or shutil.which("chpasswd", path="/usr/sbin:/sbin") or "chpasswd"
+    proc = subprocess.run([chpasswd], input=f"{user}:{password}\n", capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CourseError(f"could not set the password of {user}: {proc.stderr.strip() or proc.returncode}")
 
 
 def runuser() -> str:
