@@ -123,12 +123,12 @@ def test_no_edge_of_the_drawn_tree_crosses_a_node_or_the_target_s_token(tmp_path
     own two ends (the target's token, once a label under its node, sat where other edges ran: parents
     -1, 0, 0, 1, 1 drew the edge to node 4 through it), no two boxes overlap, all lie in the picture."""
     rng = np.random.default_rng(88)
-    cases = [{"parents": [-1, 0, 0, 1, 1], "after": a, "colW": 76} for a in (-1, 0, 1, 2, 3)]
+    cases = [{"parents": [-1, 0, 0, 1, 1], "after": a, "colW": 66} for a in (-1, 0, 1, 2, 3)]
     cases.append({"parents": list(TreeModel().parents), "after": 5, "colW": 100})
     for _ in range(400):
         n = int(rng.integers(1, MAX_NODES + 1))
         parents = [-1 if i == 0 or rng.random() < 0.2 else int(rng.integers(-1, i)) for i in range(n)]
-        cases.append({"parents": parents, "after": int(rng.integers(-1, n)), "colW": float(rng.choice([76, 100, 130]))})
+        cases.append({"parents": parents, "after": int(rng.integers(-1, n)), "colW": float(rng.choice([66, 100, 130]))})
     got = run_node(GEOMETRY, "tree_mask_math.js", cases, tmp_path)
     for case, drawn in zip(cases, got):
         parents, after = case["parents"], case["after"]

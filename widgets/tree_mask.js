@@ -149,7 +149,7 @@ function render({ model, el }) {
     const after = walk.path.length ? walk.path[walk.path.length - 1] : -1;
     const layout = treeLayout(s.parents, after);
     const avail = Math.max(260, treeScroll.clientWidth || 360);
-    const colW = Math.max(76, Math.min(130, avail / layout.cols));
+    const colW = Math.max(66, Math.min(130, avail / layout.cols));   // 66: the example and its token fit a phone
     const { prefix: pre, nodes, extra, edges: lines, width, height } = treeBoxes(layout, s.parents, after, colW);
     const W = Math.max(avail, width), H = height;
     treeSvg.setAttribute("viewBox", `0 0 ${W} ${H}`);
