@@ -1403,3 +1403,317 @@ MESSAGES = {f"{exercise}/{bug}": words for exercise, table in {
         "no_value_error": "raise ValueError",
     },
 }.items() for bug, words in table.items()}
+
+# Correct answers written another natural way, which must keep full marks (run through the power harness
+# beside WRONG; each also passes its drill's visible check): np.clip or a loop for the residual (13.1 with an
+# inverse-CDF draw, its protocol being free); a while loop or a recursion for the round; chapter 02's loop with
+# full gamma drafts then a cut, or committing token by token; matrix powers, or A^i 1 built from the right; the
+# mask by walking up the ancestors or by recursion; the walk by recursion or a scan of the parent array; the
+# trim by popping from a copy or a reversed slice; verify_batch with a loop over the gamma positions (not the
+# batch), or with the exponential race for the extra tokens; prompt lookup by collecting starts or by sliding
+# windows; recursive rejection with an unnormalised residual or as a recursion; Gumbel-max or an inverse CDF
+# (torch.searchsorted) for the race, which the statement leaves open to any exact method.
+RIGHT = {
+    "ex_drill_residual_sample": {
+        "clip_and_inverse_cdf": '''def residual_sample(p, q, rng):
+    r = np.clip(np.array(p, dtype=float) - np.array(q, dtype=float), 0.0, None)
+    if not r.sum() > 0:
+        raise ValueError("p equals q: no residual")
+    cdf = np.cumsum(r / r.sum())
+    return min(int(np.searchsorted(cdf, rng.random(), side="right")), len(r) - 1)
+''',
+        "loop_then_choice": '''def residual_sample(p, q, rng):
+    weights = []
+    for a, b in zip(p, q):
+        weights.append(a - b if a > b else 0.0)
+    total = sum(weights)
+    if total == 0:
+        raise ValueError("the residual is empty when p == q")
+    return int(rng.choice(len(weights), p=[x / total for x in weights]))
+''',
+    },
+    "ex_drill_speculative_verify": {
+        "while_loop_clip": '''def speculative_verify(p, q, drafts, rng):
+    gamma, V = len(drafts), len(p[0])
+    out, i = [], 0
+    while i < gamma:
+        x = int(drafts[i])
+        if rng.random() < p[i][x] / q[i][x]:
+            out.append(x)
+            i += 1
+            continue
+        r = np.clip(np.asarray(p[i], dtype=float) - np.asarray(q[i], dtype=float), 0, None)
+        out.append(int(rng.choice(V, p=r / r.sum())))
+        return out
+    out.append(int(rng.choice(V, p=p[gamma])))
+    return out
+''',
+        "recursion": '''def speculative_verify(p, q, drafts, rng):
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    V = p.shape[1]
+
+    def from_position(i):
+        if i == len(drafts):
+            return [int(rng.choice(V, p=p[i]))]
+        x = int(drafts[i])
+        if rng.random() < p[i, x] / q[i, x]:
+            return [x] + from_position(i + 1)
+        gap = np.maximum(p[i] - q[i], 0)
+        return [int(rng.choice(V, p=gap / gap.sum()))]
+
+    return from_position(0)
+''',
+    },
+    "ex_drill_greedy_speculative_generate": {
+        "full_gamma_vectorised_then_cut": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    tokens = list(prompt)
+    end = len(prompt) + n_new
+    calls = 0
+    while len(tokens) < end:
+        drafts = []
+        for _ in range(gamma):
+            drafts.append(int(np.argmax(draft_next(tokens + drafts))))
+        choices = np.argmax(target_logits(tokens + drafts), axis=-1)[len(tokens) - 1:]
+        calls += 1
+        agree = np.asarray(drafts) == choices[:gamma]
+        J = gamma if agree.all() else int(np.argmin(agree))
+        tokens = tokens + drafts[:J] + [int(choices[J])]
+    return tokens[:end], calls
+''',
+        "commit_token_by_token": '''def greedy_speculative_generate(target_logits, draft_next, prompt, n_new, gamma):
+    tokens = prompt[:]
+    target_calls = 0
+    remaining = n_new
+    while remaining > 0:
+        guesses = []
+        context = tokens[:]
+        for _ in range(min(gamma, remaining - 1)):
+            nxt = int(np.argmax(draft_next(context)))
+            guesses.append(nxt)
+            context.append(nxt)
+        logits = target_logits(context)
+        target_calls += 1
+        for i in range(len(guesses) + 1):
+            best = int(np.argmax(logits[len(tokens) - 1]))
+            tokens.append(best)
+            remaining -= 1
+            if i == len(guesses) or guesses[i] != best:
+                break
+    return tokens, target_calls
+''',
+    },
+    "ex_drill_survival_from_acceptance_matrix": {
+        "matrix_power": '''def survival_from_acceptance_matrix(A, start, gamma):
+    A = np.asarray(A, dtype=float)
+    return np.array([np.linalg.matrix_power(A, i)[start].sum() for i in range(1, gamma + 1)])
+''',
+        "column_from_the_right": '''def survival_from_acceptance_matrix(A, start, gamma):
+    A = np.array(A, dtype=float)
+    col = np.ones(len(A))                    # A^i 1, built from the right
+    out = []
+    for _ in range(gamma):
+        col = A @ col
+        out.append(col[start])
+    return np.array(out, dtype=float)
+''',
+    },
+    "ex_drill_tree_attention_mask": {
+        "walk_up_ancestors": '''def tree_attention_mask(parents, prefix_len):
+    n = len(parents)
+    mask = np.zeros((n, prefix_len + n), dtype=bool)
+    pos = np.full(n, prefix_len, dtype=np.int64)
+    for i in range(n):
+        mask[i, :prefix_len] = True
+        j = i
+        while j != -1:
+            mask[i, prefix_len + j] = True
+            if j != i:
+                pos[i] += 1
+            j = int(parents[j])
+    return mask, pos
+''',
+        "recursive_depth": '''def tree_attention_mask(parents, prefix_len):
+    par = [int(x) for x in parents]
+
+    def ancestors(i):
+        return [i] if par[i] == -1 else [i] + ancestors(par[i])
+
+    n = len(par)
+    mask = np.zeros((n, prefix_len + n), dtype=bool)
+    mask[:, :prefix_len] = True
+    pos = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        up = ancestors(i)
+        mask[i, [prefix_len + a for a in up]] = True
+        pos[i] = prefix_len + len(up) - 1
+    return mask, pos
+''',
+    },
+    "ex_drill_greedy_tree_walk": {
+        "recursion": '''def greedy_tree_walk(tokens, parents, target_next):
+    def walk(node):
+        want = target_next[node + 1]
+        for child in range(len(parents)):
+            if parents[child] == node and tokens[child] == want:
+                path, emitted = walk(child)
+                return [child] + path, [tokens[child]] + emitted
+        return [], [want]
+    return walk(-1)
+''',
+        "scan_parent_array": '''def greedy_tree_walk(tokens, parents, target_next):
+    path = []
+    current = -1
+    while True:
+        choice = target_next[current + 1]
+        nxt = next((i for i in range(len(tokens)) if parents[i] == current and tokens[i] == choice), None)
+        if nxt is None:
+            break
+        path.append(nxt)
+        current = nxt
+    return path, [tokens[i] for i in path] + [target_next[current + 1]]
+''',
+    },
+    "ex_drill_trim_block_table": {
+        "pop_from_a_copy": '''def trim_block_table(table, free, length, new_length, block_size):
+    if new_length < 0 or new_length > length or length > len(table) * block_size:
+        raise ValueError("need 0 <= new_length <= length <= len(table) * block_size")
+    new_table, new_free = list(table), list(free)
+    keep = math.ceil(new_length / block_size)
+    while len(new_table) > keep:
+        new_free.append(new_table.pop())
+    return new_table, new_free
+''',
+        "reversed_slice": '''def trim_block_table(table, free, length, new_length, block_size):
+    if not (0 <= new_length and new_length <= length and length <= block_size * len(table)):
+        raise ValueError("bad lengths")
+    keep = (new_length + block_size - 1) // block_size
+    return table[:keep], free + table[keep:][::-1]
+''',
+    },
+    "ex_drill_verify_batch": {
+        "loop_over_positions": '''def verify_batch(p, q, drafts, generator):
+    if p.dim() != 3 or q.dim() != 3 or drafts.dim() != 2:
+        raise ValueError("p, q must be 3-D and drafts 2-D")
+    B, gamma, V = q.shape
+    if p.shape != (B, gamma + 1, V) or drafts.shape != (B, gamma):
+        raise ValueError("shapes do not fit")
+    u = torch.rand(B, gamma, generator=generator, dtype=p.dtype)
+    alive = torch.ones(B, dtype=torch.bool)
+    n = torch.zeros(B, dtype=torch.int64)
+    rows = torch.arange(B)
+    for i in range(gamma):
+        x = drafts[:, i]
+        keep = u[:, i] * q[rows, i, x] < p[rows, i, x]
+        alive = alive & keep
+        n += alive.long()
+    stop_p = p[rows, n]
+    stop_q = torch.zeros_like(stop_p)
+    stopped = n < gamma
+    stop_q[stopped] = q[rows[stopped], n[stopped]]
+    w = torch.clamp(stop_p - stop_q, min=0)
+    w = torch.where(w.sum(dim=1, keepdim=True) > 0, w, stop_p)
+    extra = torch.multinomial(w, 1, generator=generator)[:, 0]
+    tokens = torch.full((B, gamma + 1), -1, dtype=torch.int64)
+    for i in range(gamma):
+        tokens[:, i] = torch.where(i < n, drafts[:, i], tokens[:, i])
+    tokens[rows, n] = extra
+    return tokens, n
+''',
+        "exponential_race": '''def verify_batch(p, q, drafts, generator):
+    if p.ndim != 3 or q.ndim != 3 or drafts.ndim != 2:
+        raise ValueError("bad dimensions")
+    B, gamma, V = q.shape
+    if tuple(p.shape) != (B, gamma + 1, V) or tuple(drafts.shape) != (B, gamma):
+        raise ValueError("shapes do not fit together")
+    x = drafts.long()[..., None]
+    ratio_ok = torch.rand(B, gamma, generator=generator, dtype=p.dtype) * q.gather(2, x)[..., 0] < p[:, :gamma].gather(2, x)[..., 0]
+    n = ratio_ok.long().cumprod(dim=1).sum(dim=1)
+    b = torch.arange(B)
+    q_pad = torch.cat([q, torch.zeros(B, 1, V, dtype=q.dtype)], dim=1)     # a zero row after the last draft
+    w = (p[b, n] - q_pad[b, n]).clamp(min=0)
+    w = torch.where(w.sum(-1, keepdim=True) > 0, w, p[b, n])
+    clocks = torch.empty_like(w).exponential_(generator=generator)
+    extra = torch.where(w > 0, w / clocks, torch.full_like(w, -1.0)).argmax(dim=-1)
+    tokens = torch.where(torch.arange(gamma + 1)[None, :] < n[:, None],
+                         torch.cat([drafts.long(), torch.zeros(B, 1, dtype=torch.int64)], dim=1), -1)
+    tokens[b, n] = extra
+    return tokens, n
+''',
+    },
+    "ex_drill_prompt_lookup_draft": {
+        "collect_starts_then_recurse": '''def prompt_lookup_draft(context, n, k):
+    if n < 1 or k < 0:
+        raise ValueError("need n >= 1 and k >= 0")
+    m = min(n, len(context) - 1)
+    if m < 1:
+        return []
+    suffix = list(context[-m:])
+    starts = [s for s in range(len(context) - m) if list(context[s:s + m]) == suffix]
+    if not starts:
+        return prompt_lookup_draft(context, m - 1, k) if m > 1 else []
+    s = max(starts)
+    return list(context[s + m:s + m + k])
+''',
+        "sliding_windows": '''from numpy.lib.stride_tricks import sliding_window_view
+
+
+def prompt_lookup_draft(context, n, k):
+    if n < 1 or k < 0:
+        raise ValueError("n must be >= 1 and k >= 0")
+    L = len(context)
+    if L < 2:
+        return []
+    arr = np.empty(L, dtype=object)
+    arr[:] = list(context)
+    for m in range(min(n, L - 1), 0, -1):
+        hits = np.flatnonzero((sliding_window_view(arr, m)[:L - m] == arr[L - m:]).all(axis=1))
+        if hits.size:
+            s = int(hits[-1])
+            return arr[s + m:s + m + k].tolist()
+    return []
+''',
+    },
+    "ex_drill_verify_node": {
+        "unnormalised_residual": '''def verify_node(p, q, children, rng):
+    M = np.array(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    for i in range(len(children)):
+        s = int(children[i])
+        if rng.random() < M[s] / (M.sum() * q[s]):
+            return s, i
+        M = np.clip(M / M.sum() - q, 0.0, None)
+    return int(rng.choice(len(M), p=M / M.sum())), -1
+''',
+        "recursion_over_children": '''def verify_node(p, q, children, rng):
+    q = np.asarray(q, dtype=float)
+
+    def node(R, i):
+        if i == len(children):
+            return int(rng.choice(len(R), p=R)), -1
+        s = int(children[i])
+        if rng.random() < R[s] / q[s]:
+            return s, i
+        gap = np.maximum(R - q, 0)
+        return node(gap / gap.sum(), i + 1)
+
+    return node(np.asarray(p, dtype=float), 0)
+''',
+    },
+    "ex_drill_race_sample": {
+        "gumbel_max": '''def race_sample(rows, generator):
+    if rows.dim() != 2:
+        raise ValueError("rows must be two-dimensional")
+    u = torch.rand(rows.shape, generator=generator, dtype=torch.float64).clamp_min(1e-300)
+    gumbel = -torch.log(-torch.log(u))
+    return (torch.log(rows.double()) + gumbel).argmax(dim=1)
+''',
+        "inverse_cdf": '''def race_sample(rows, generator):
+    if len(rows.shape) != 2:
+        raise ValueError("expected a (B, V) tensor")
+    cdf = rows.double().cumsum(dim=1)
+    u = torch.rand(rows.shape[0], 1, generator=generator, dtype=torch.float64) * cdf[:, -1:]
+    idx = torch.searchsorted(cdf, u, right=True)[:, 0]
+    return idx.clamp(max=rows.shape[1] - 1).long()
+''',
+    },
+}
