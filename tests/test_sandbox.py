@@ -8,6 +8,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+from autograder.grading.settings import GradingSettings
 from nbclient import NotebookClient
 
 from autograder.grading import cgroups, sandbox  # noqa: F401
@@ -29,7 +31,7 @@ def _run(cells, hide=(), timeout=30, cgroups_made=None, **limits):
         if cgroups_made is not None:
             cgroups_made.extend(self.cgroup.folders)
     manager = type("M", (sandbox.SandboxedKernelManager,),
-                   {"policy": sandbox.SandboxPolicy(hide=list(hide), **limits), "__init__": init})
+                   {"policy": GradingSettings(hide=list(hide), **limits), "__init__": init})
     with kernel_environment():
         NotebookClient(nb, timeout=timeout, kernel_name="python3", kernel_manager_class=manager,
                        allow_errors=True).execute()
@@ -46,7 +48,7 @@ def _bound(cmd):
 def test_bwrap_command_binds_only_the_allow_list():
     from autograder.paths import REPO_ROOT
 
-    cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(), bwrap="bwrap")
+    cmd = sandbox.bwrap_command(["python"], "/tmp/w", GradingSettings(), bwrap="bwrap")
     binds, links = _bound(cmd)
     remounts = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--remount-ro"]
     assert "/" not in binds and remounts[-2:] == ["/dev", "/"], remounts
@@ -267,7 +269,7 @@ def test_files_elsewhere_on_the_machine_do_not_exist_for_student_code(tmp_path):
     directory"), and a walk of the kernel's whole filesystem finds only the allowed trees."""
     from tests.planted import planted_secrets
 
-    cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(), bwrap="bwrap")
+    cmd = sandbox.bwrap_command(["python"], "/tmp/w", GradingSettings(), bwrap="bwrap")
     binds, links = _bound(cmd)
     allowed = binds + ["/proc", "/dev", "/tmp", "/etc/passwd", "/etc/group"]
     with planted_secrets() as planted:
@@ -393,7 +395,7 @@ def test_a_course_checked_out_under_tmp_stays_visible_read_only(tmp_path, monkey
         (clone / name).mkdir(parents=True)
     monkeypatch.setattr(allowlist, "REPO_ROOT", clone)
     monkeypatch.setattr(allowlist, "PACKAGE_DIR", clone / "autograder")
-    cmd = sandbox.bwrap_command(["python"], "/tmp/work", sandbox.SandboxPolicy(hide=[]), bwrap="bwrap")
+    cmd = sandbox.bwrap_command(["python"], "/tmp/work", GradingSettings(hide=[]), bwrap="bwrap")
     tmpfs = [i for i, a in enumerate(cmd) if a == "--tmpfs" and cmd[i + 1] == "/tmp"]
     rebind = [i for i, a in enumerate(cmd) if a == "--ro-bind" and cmd[i + 1] == str(clone / "specdec")]
     assert tmpfs and rebind and tmpfs[0] < rebind[0], cmd
@@ -455,7 +457,7 @@ def test_without_cgroups_the_header_says_the_process_limit_is_not_enforced(monke
 
 
 def test_the_scratch_size_reaches_bubblewrap():
-    cmd = sandbox.bwrap_command(["python"], "/tmp/w", sandbox.SandboxPolicy(scratch_bytes=12345), bwrap="bwrap")
+    cmd = sandbox.bwrap_command(["python"], "/tmp/w", GradingSettings(scratch_bytes=12345), bwrap="bwrap")
     i = cmd.index("/tmp")
     assert cmd[i - 3:i] == ["--size", "12345", "--tmpfs"], cmd
     assert cmd[cmd.index("HOME") + 1] == "/tmp" and cmd[cmd.index("--chdir") + 1] == "/tmp"
@@ -483,7 +485,7 @@ print(written // 2**20, error)"""
 @pytest.mark.skipif("memory" not in sandbox.cgroups_available() or not (cgroups.ROOT / "memory").is_dir(),
                     reason="no cgroup v1 memory controller to create a cgroup in here")
 def test_a_kernel_s_memory_cgroup_counts_its_memory_and_its_scratch():
-    policy = sandbox.SandboxPolicy(memory_bytes=3 * 2**30, scratch_bytes=2**30, max_processes=99)
+    policy = GradingSettings(memory_bytes=3 * 2**30, scratch_bytes=2**30, max_processes=99)
     manager = type("M", (sandbox.SandboxedKernelManager,), {"policy": policy})(kernel_name="python3")
     try:
         folders = list(manager.cgroup.folders)
@@ -547,4 +549,4 @@ def test_a_kernel_whose_python_the_sandbox_does_not_show_gets_one_sentence(tmp_p
 
     with pytest.raises(CourseError, match="cannot start in the sandbox: its Python, .*nowhere.*lies in a folder"):
         sandbox.bwrap_command([str(tmp_path / "nowhere" / "python"), "-c", "pass"], str(tmp_path),
-                              sandbox.SandboxPolicy(), "bwrap")
+                              GradingSettings(), "bwrap")

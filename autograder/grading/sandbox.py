@@ -8,7 +8,7 @@ ordinary kernel with the same limits and says loudly that student code is NOT is
 kernel sees and may do, the limits' defaults and the container alternative are the README's threat
 model (section "For instructors", paragraph "Threat model").
 
-    >>> policy = SandboxPolicy(scratch_bytes=2**20, cpu_seconds=60)   # a GradingSettings
+    >>> policy = GradingSettings(scratch_bytes=2**20, cpu_seconds=60)
     >>> cmd = bwrap_command(["python", "-m", "ipykernel_launcher"], "/tmp/w", policy, bwrap="bwrap")
     >>> cmd[:5], "--unshare-all" in cmd
     (['bwrap', '--size', '1048576', '--tmpfs', '/tmp'], True)
@@ -33,7 +33,7 @@ from ..paths import hidden_from_student_code
 from ..progress import log as progress_log
 from . import allowlist
 from .cgroups import KernelCgroup, available as cgroups_available
-from .settings import DEFAULT_CPU_SECONDS, DEFAULT_MEMORY_BYTES, GradingSettings  # noqa: F401
+from .settings import GradingSettings
 NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code runs with the grader's own "
                 "permissions: it could read or change the gradebook, other submissions and the grading "
                 "output. Install it (apt-get install bubblewrap) or grade inside a throwaway container; "
@@ -53,7 +53,6 @@ _LIMITS = ("import os, resource, sys\n"
 
 # What a sandboxed kernel may see and use is the grading settings themselves (hide, memory_bytes,
 # cpu_seconds, require_isolation, warn_unisolated): the sandbox reads no other configuration.
-SandboxPolicy = GradingSettings
 
 
 def default_hidden() -> list[str]:
@@ -128,7 +127,7 @@ def _bound_trees(args: list[str]) -> list[Path]:
     return [Path(args[i + 1]) for i, a in enumerate(args) if a == "--ro-bind"]
 
 
-def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) -> list[str]:
+def bwrap_command(cmd: list[str], work: str, policy: GradingSettings, bwrap: str) -> list[str]:
     """The bwrap command line that runs `cmd` in a sandbox that shows only the allow-list (read-only),
     its scratch and `work` (its only writable folder on disk):
 
@@ -187,7 +186,7 @@ def bwrap_command(cmd: list[str], work: str, policy: SandboxPolicy, bwrap: str) 
     return args + ["--"] + cmd
 
 
-def limited(cmd: list[str], policy: SandboxPolicy) -> list[str]:
+def limited(cmd: list[str], policy: GradingSettings) -> list[str]:
     """`cmd` started through a tiny launcher that sets the memory and CPU-time limits."""
     return [allowlist.interpreter(), "-c", _LIMITS, str(policy.memory_bytes), str(policy.cpu_seconds),
             str(policy.scratch_bytes + 2**20 if policy.scratch_bytes > 0 else 0)] + cmd
@@ -217,7 +216,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     session, out of reach of signals to the grader's group, it is interrupted over the control
     channel."""
 
-    policy: SandboxPolicy = SandboxPolicy()
+    policy: GradingSettings = GradingSettings()
 
     def __init__(self, *args, **kwargs):
         self.work = Path(tempfile.mkdtemp(prefix="course-sandbox-")).resolve()
