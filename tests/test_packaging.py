@@ -142,7 +142,9 @@ def test_each_role_adds_its_extra_on_first_use_and_only_the_hub_and_the_suite_us
     assert _installs(course("setup", "cluster")) == ["ROOT[cluster]"]
     calls = course("test", "-q")
     assert _installs(calls) == ["ROOT[book,grade,hub,cluster,dev]"], calls
-    assert not [c for c in calls if c.startswith("npm")], calls   # the hub's proxy is there already
+    # The hub's proxy is there already; the suite adds only axe-core (the book's accessibility checks).
+    assert [c for c in calls if c.startswith("npm")] == [
+        "npm install --prefix ROOT/build/npm --no-audit --no-fund --silent axe-core@4.14.1"], calls
     assert calls[-1].startswith("python -m pytest -n auto"), calls
     assert _installs(course("lab")) == []
 
