@@ -22,7 +22,7 @@ from autograder import notebooks
 from autograder.notebooks import grade_id_of
 from autograder.grading.cgroups import available as cgroups_available
 from autograder.grading.feedback import hidden_lines
-from autograder.course_map import chapter
+from autograder.course_map import chapter as course_chapter
 from autograder.grading.sandbox import isolation_available
 from autograder.grading.statuses import is_sentence
 from autograder.paths import REPO_ROOT
@@ -375,7 +375,7 @@ def test_tests_disabled_from_a_solution_cell_are_restored(batch):
 @pytest.mark.slow
 def test_hangs_cost_only_their_own_exercise_and_are_reported_as_timeouts(batch):
     row = _row(batch, "swallower")        # ignores interrupts: its kernel is replaced
-    hang = next(e.points for e in chapter(CH3).exercises if e.grade_id == "ex_acceptance_rate")
+    hang = next(e.points for e in course_chapter(CH3).exercises if e.grade_id == "ex_acceptance_rate")
     assert row["status"].startswith("graded; a cell ran past the time limit"), row
     assert float(row["score"]) == float(row["max_score"]) - hang > 0, row      # only the hanging exercise is lost
     assert "TimeoutError" in row["notes"] and "new kernel" in row["notes"], row["notes"]
@@ -499,7 +499,7 @@ def test_self_check_of_a_hang_shows_no_hidden_code(tmp_path):
     report = format_report(outcomes, elapsed, path.name)
     assert "TimeoutError" in report and "KeyboardInterrupt" not in report, report
     # Every exercise but the hanging one keeps its points (the course map: chapter 03's other exercises).
-    others = sum(e.points for e in chapter(CH3).exercises if e.grade_id != "ex_acceptance_rate" and "optional" not in e.kinds)
+    others = sum(e.points for e in course_chapter(CH3).exercises if e.grade_id != "ex_acceptance_rate" and "optional" not in e.kinds)
     assert others > 0 and sum(o.points for o in outcomes) == others, report
     leaked = [line for line in _hidden_text() if line in report]
     assert not leaked, leaked[:3]
