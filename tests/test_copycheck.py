@@ -27,9 +27,6 @@ ALLOWED = [
     # titles of the two founding papers, cited in chapters 01-05 and later
     "fast inference from transformers via speculative decoding",
     "accelerating large language model decoding with speculative sampling",
-    # paper titles in chapter 13's further reading
-    "medusa simple llm inference acceleration framework with multiple decoding heads",
-    "dflash block diffusion for flash speculative decoding",
     # chapter 05's three signatures, shown together in the exercise statement
     "expected tokens alpha gamma",
     "speedup alpha gamma c parallel false v 0 0",
