@@ -83,10 +83,21 @@ def _has_costs(record):
     return all("costs" in r for r in record["per_gamma"])
 
 
+def test_the_recorded_lines_are_the_least_squares_lines_through_the_recorded_costs(record):
+    """Each gamma's full prediction was built from the costs on their lines in gamma (section 5): the record
+    keeps both, and the lines follow from the raw costs, so a miss can be traced to a measured number."""
+    from specdec.engine.prediction import costs_on_lines
+    assert all("costs_on_lines" in r for r in record["per_gamma"])
+    again = costs_on_lines({r["gamma"]: r["costs"] for r in record["per_gamma"]})
+    for r in record["per_gamma"]:
+        for key, value in r["costs_on_lines"].items():
+            assert again[r["gamma"]][key] == pytest.approx(value, rel=1e-9), (r["gamma"], key)
+
+
 @pytest.mark.xfail((recorded_full_run() or {}).get("date") == "2026-12-06",
-                   reason="the 2026-12-06 run misses by 12 % at gamma = 3, where its measured pass ratio (1.12) is "
-                          "below gamma = 2's (1.41): fit r_gamma across gammas, then rerun python benchmarks/lab12_cpu.py "
-                          "(issue 37)", strict=True)
+                   reason="the 2026-12-06 run (costs on lines) is within 7 % at every gamma but puts the best gamma at 4, "
+                          "1 % above gamma = 3, where the measurement puts it at 3: the acceptance forecast from eight "
+                          "calibration prompts decides a flat peak (issue 37)", strict=True)
 def test_the_full_prediction_fits_the_recorded_run_at_every_gamma(record):
     """Issue 37's target: the full prediction within 10 % of the measured median at every gamma, the same best gamma,
     and each prediction traceable to the in-run costs stored beside it."""
@@ -94,13 +105,44 @@ def test_the_full_prediction_fits_the_recorded_run_at_every_gamma(record):
     from specdec.engine.prediction import predicted_request_speedup
     assert _has_costs(record)
     for r in record["per_gamma"]:
-        k = r["costs"]
+        k = r.get("costs_on_lines", r["costs"])
         again = predicted_request_speedup(r["n_bar_predicted"], r["gamma"], k["c"], k["r_gamma"], k["o_round"],
                                           record["o_plain"], n_new=record["n_new"], first_plain=record["first_plain"],
                                           first_spec=k["first_spec"])
         assert again == pytest.approx(r["predicted_full"], rel=1e-9), r["gamma"]
     fit = prediction_fit(record)["predicted_full"]
     assert fit["fits"], fit
+
+
+def test_the_two_halves_paragraph_states_the_recorded_run(record):
+    """Section 6's 'Two halves': the cost half within 6 % and on the measured best gamma, the acceptance half within 3 %,
+    the full prediction's best gamma moved by a predicted difference of 1 %, and the measured speedups it quotes."""
+    import re
+    from specdec.engine.lab_record import prediction_fit
+    from specdec.engine.prediction import predicted_request_speedup
+    from specdec.lab_prompts import CALIBRATION, PROMPTS
+    para = next(c.source for c in read(solution_notebook("12_gpt2_lab")).cells if c.source.startswith("**Two halves.**"))
+    rows = {r["gamma"]: r for r in record["per_gamma"]}
+    cost_only = {g: predicted_request_speedup(r["n_bar"], g, r["costs_on_lines"]["c"], r["costs_on_lines"]["r_gamma"],
+                                              r["costs_on_lines"]["o_round"], record["o_plain"], n_new=record["n_new"],
+                                              first_plain=record["first_plain"],
+                                              first_spec=r["costs_on_lines"]["first_spec"]) for g, r in rows.items()}
+    cost_worst = max(abs(cost_only[g] / r["speedup_median"] - 1) for g, r in rows.items())
+    assert "within 6 % at every $\\gamma$" in para and 0.05 < cost_worst <= 0.06, cost_worst
+    assert max(cost_only, key=cost_only.get) == record["best_gamma"]
+    n_worst = max(abs(r["n_bar_predicted"] / r["n_bar"] - 1) for r in rows.values())
+    assert "errs by 3 % at most" in para and 0.02 < n_worst <= 0.035, n_worst
+    full = prediction_fit(record)["predicted_full"]
+    fb, mb = full["best_gamma"], record["best_gamma"]
+    assert f"best $\\gamma$ from {mb} to {fb}" in para and fb != mb
+    assert round(100 * abs(rows[fb]["predicted_full"] / rows[mb]["predicted_full"] - 1)) == 1 and "differ by 1 %" in para
+    quoted = re.search(r"\(([\d.]+) at \$\\gamma = (\d)\$, ([\d.]+) at (\d)\)", para)
+    assert quoted, para
+    assert float(quoted.group(1)) == round(rows[int(quoted.group(2))]["speedup_median"], 2)
+    assert float(quoted.group(3)) == round(rows[int(quoted.group(4))]["speedup_median"], 2)
+    per_kind = 3                                   # the full preset's prompts of each kind (chapter 12, cell PRESETS)
+    assert "the eight calibration prompts" in para and sum(len(v[:per_kind]) for v in CALIBRATION.values()) == 8
+    assert "the twelve check prompts" in para and sum(len(v[:per_kind]) for v in PROMPTS.values()) == 12
 
 
 @pytest.mark.xfail(recorded_full_run() is None or "exactness" not in recorded_full_run(),

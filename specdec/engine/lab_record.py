@@ -79,12 +79,37 @@ def fit_lines(record: dict) -> list[str]:
     return lines
 
 
-def cost_lines(record: dict) -> list[str]:
-    """The in-run costs behind the full prediction at each gamma, when the record has them (in plain steps)."""
-    if not all("costs" in r for r in record["per_gamma"]):
+def halves_lines(record: dict) -> list[str]:
+    """Where the full prediction errs, split in its two halves: the acceptance forecast (the calibration
+    prompts' n_bar against the check prompts' measured n_bar) and the cost model (the full prediction
+    recomputed with the measured n_bar, against the measured speedup). Needs the in-run costs."""
+    from .prediction import predicted_request_speedup
+
+    rows = record["per_gamma"]
+    if not all("costs" in r for r in rows):
         return ["(this record has no in-run costs per gamma: it predates them)"]
-    lines = ["gamma   in-run c   r_gamma   o_round   F_spec    (units: one plain step; "
-             f"o_plain {record['o_plain']:.3f}, F_plain {record['first_plain']:.2f})"]
-    lines += [f"{r['gamma']:5d}   {r['costs']['c']:8.3f}   {r['costs']['r_gamma']:7.3f}   {r['costs']['o_round']:7.3f}"
-              f"   {r['costs']['first_spec']:6.2f}" for r in record["per_gamma"]]
+    costs = [r.get("costs_on_lines", r["costs"]) for r in rows]
+    cost_only = [predicted_request_speedup(r["n_bar"], r["gamma"], k["c"], k["r_gamma"], k["o_round"], record["o_plain"],
+                                           n_new=record["n_new"], first_plain=record["first_plain"],
+                                           first_spec=k["first_spec"]) for r, k in zip(rows, costs)]
+    best = rows[max(range(len(rows)), key=lambda i: cost_only[i])]["gamma"]
+    n_err = ", ".join(f"{100 * (r['n_bar_predicted'] / r['n_bar'] - 1):+.0f} %" for r in rows)
+    s_err = ", ".join(f"{100 * (s / r['speedup_median'] - 1):+.0f} %" for s, r in zip(cost_only, rows))
+    return [f"acceptance half: n_bar forecast from the calibration prompts against the check prompts' by gamma {n_err}",
+            f"cost half: the full prediction with the measured n_bar, error by gamma {s_err}; best gamma {best}"]
+
+
+def cost_lines(record: dict) -> list[str]:
+    """The in-run costs behind the full prediction at each gamma, when the record has them (in plain steps):
+    as measured at that gamma and, when recorded, on the line through all gammas the prediction used."""
+    rows = record["per_gamma"]
+    if not all("costs" in r for r in rows):
+        return ["(this record has no in-run costs per gamma: it predates them)"]
+    lines = [f"in-run costs, units of one plain step (o_plain {record['o_plain']:.3f}, F_plain {record['first_plain']:.2f}); "
+             "each as measured at its gamma, then on its line in gamma"]
+    lines.append("gamma   c: run   line   r_gamma: run   line   o_round: run   line   F_spec: run   line")
+    for r in rows:
+        k, f = r["costs"], r.get("costs_on_lines", r["costs"])   # records before the lines used each gamma's own
+        lines.append(f"{r['gamma']:5d}   {k['c']:7.3f} {f['c']:6.3f}   {k['r_gamma']:12.3f} {f['r_gamma']:6.3f}   "
+                     f"{k['o_round']:12.3f} {f['o_round']:6.3f}   {k['first_spec']:11.2f} {f['first_spec']:6.2f}")
     return lines
