@@ -204,6 +204,30 @@ def test_progress_view_reads_the_log_back(tmp_path, capsys):
     assert "Weakest: cache rollback (0% right): reread 10_" in out
 
 
+def test_progress_names_each_exercise_as_the_learner_types_it(tmp_path, capsys):
+    """`progress` lists a checked chapter's exercises by the functions a learner writes, with each
+    exercise's number beside it and in the chapter's order, as the start page does (course map), never
+    by nbgrader's grade ids ('reserve_trim'); an optional exercise is marked and not counted."""
+    from autograder.course_map import chapter
+
+    ch = chapter("10_cache_rollback")
+    outcomes = [check.TestOutcome(f"test_{i}", e.grade_id, e.points if i == 0 else 0.0, e.points, "" if i == 0 else "wrong",
+                                  e.optional) for i, e in enumerate(ch.exercises)]
+    progress.record_check(ch.name, list(reversed(outcomes)), tmp_path / progress.LOG_NAME)   # the log's order is not the chapter's
+    code, out = _run(capsys, "progress", "--folder", str(tmp_path))
+    assert code == 0
+    lines = out.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(ch.name))
+    listed = [ln.strip() for ln in lines[at + 1:at + 1 + len(ch.exercises)]]
+    for exercise, line in zip(ch.exercises, listed):
+        assert line.startswith(exercise.label(code="", mark_optional=False)), (exercise, listed)
+    assert listed[0].startswith("10.1 reserve + trim") and listed[0].endswith("passed"), listed
+    assert any(ln.startswith("10.4 ") and "(optional, not counted)" in ln for ln in listed), listed
+    assert f"1/{sum(not e.optional for e in ch.exercises)} exercises passed" in lines[at], lines[at]
+    ids = [e.grade_id.removeprefix("ex_") for e in ch.exercises if len(e.names) > 1]     # 'reserve_trim'
+    assert ids and not any(i in out for i in ids), out
+
+
 def test_check_and_progress_agree_on_the_log_wherever_the_notebook_is(tmp_path, monkeypatch, capsys):
     """`check` of a notebook kept outside the learner's folder records in the log that `progress`
     (run from anywhere, without --folder) reads, and says where it wrote."""

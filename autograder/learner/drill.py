@@ -138,9 +138,9 @@ def argparse_namespace(args, name: str):
 
 
 def progress_main(args) -> int:
-    log = progress.log_path(args.folder)
-    print(f"Progress log: {progress.describe(log)}\n")
-    print(progress.format_progress(progress.read_log(log), progress.course_chapters()))
+    from .start import progress_report       # the start page's report: exercises by number and name
+
+    print(progress_report(args.folder))
     return 0
 
 

@@ -122,14 +122,20 @@ def start_notebook(folder: Path) -> "notebooks.nbformat.NotebookNode":
     return new_notebook(cells)
 
 
-def show_progress(folder: str | Path | None = None) -> None:
-    """Print the progress recorded in `folder`'s log (default: the log every course command uses,
-    `progress.log_path`: the learner's folder, wherever this notebook is)."""
+def progress_report(folder: str | Path | None = None) -> str:
+    """The progress recorded in `folder`'s log (default: the log every course command uses,
+    `progress.log_path`: the learner's folder), each exercise named as the course map names it, its
+    number beside the name the learner types ('5.2 speedup', '10.1 reserve + trim'), in the chapter's
+    order: what `python -m autograder progress` prints and the start page's last cell shows."""
     log = progress.log_path(folder)
     chapters = course_map()
-    text = (f"Progress log: {progress.describe(log)}\n\n"
+    return (f"Progress log: {progress.describe(log)}\n\n"
             + progress.format_progress(in_chapter_order(progress.read_log(log), chapters), [c.name for c in chapters]))
-    _show_text(text)
+
+
+def show_progress(folder: str | Path | None = None) -> None:
+    """Print `progress_report(folder)`."""
+    _show_text(progress_report(folder))
 
 
 def _show_text(text: str) -> None:
