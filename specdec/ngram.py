@@ -69,6 +69,8 @@ def ngram_draft(context: Sequence[Hashable], n: int, k: int, match: str = "recen
 
     >>> ngram_draft([1, 2, 3, 1, 2], n=2, k=3)
     [3, 1, 2]
+    >>> ngram_draft("q a Z x y a".split(), n=3, k=2)      # only the last token occurred earlier
+    ['Z', 'x']
     >>> ngram_draft("a b c X a b c Y a b c".split(), n=3, k=2, match="earliest")
     ['X', 'a']
     >>> ngram_draft(["a", "b"], n=2, k=3)
@@ -81,13 +83,18 @@ def ngram_draft(context: Sequence[Hashable], n: int, k: int, match: str = "recen
     L = len(context)
     if k == 0:
         return []
-    for m in range(min(n, L - 1), 0, -1):
-        suffix = context[L - m:]
-        starts = range(L - m - 1, -1, -1) if match == "recent" else range(L - m)   # start < L - m
-        for start in starts:
-            if context[start:start + m] == suffix:
-                return context[start + m:start + m + k]
-    return []
+    # Score every place a draft could be copied from: `end` is the index of the first proposed token,
+    # and the score is how many tokens just before `end` equal the context's last ones (at most n).
+    # end < L keeps each occurrence's start below the suffix's. The best score is the longest suffix
+    # that occurred earlier; among ends that reach it, "recent" keeps the last and "earliest" the first.
+    best, best_end = 0, None
+    for end in range(1, L):
+        m = 0
+        while m < min(n, end) and context[end - 1 - m] == context[L - 1 - m]:
+            m += 1
+        if m and (m > best or (m == best and match == "recent")):
+            best, best_end = m, end
+    return [] if best_end is None else context[best_end:best_end + k]
 
 
 MATCH_RULES = ("recent", "earliest", "continue")

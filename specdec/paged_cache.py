@@ -100,14 +100,24 @@ class PagedKVCache:
 
 def reserve(cache: PagedKVCache, seq: Hashable, n_new: int) -> None:
     """Make room for n_new more entries after the current length, taking blocks from the
-    free list. Raises RuntimeError (and changes nothing) if too few blocks are free."""
+    free list. Raises RuntimeError (and changes nothing) if too few blocks are free.
+
+    >>> cache = PagedKVCache(num_blocks=4, block_size=2, head_dim=1)
+    >>> cache.add_sequence("s")
+    >>> reserve(cache, "s", 3); cache.tables["s"]          # 3 entries need 2 blocks of 2 slots
+    [3, 2]
+    >>> reserve(cache, "s", 4); cache.tables["s"]          # 4 fit in the 4 slots it holds: none taken
+    [3, 2]
+    """
     if n_new < 0:
         raise ValueError(f"n_new must be >= 0, got {n_new}")
-    needed = -(-(cache.lengths[seq] + n_new) // cache.block_size) - len(cache.tables[seq])
-    if needed > len(cache.free):
-        raise RuntimeError(f"{seq!r} needs {needed} more blocks but only {len(cache.free)} are free")
-    for _ in range(max(needed, 0)):
-        cache.tables[seq].append(cache.free.pop())
+    # Only the positions beyond what the table already holds need blocks: the shortfall, in blocks
+    # rounded up (a block is taken whole however few of its slots the entries fill).
+    shortfall = cache.lengths[seq] + n_new - cache.capacity(seq)
+    blocks = -(-shortfall // cache.block_size) if shortfall > 0 else 0
+    if blocks > len(cache.free):
+        raise RuntimeError(f"{seq!r} needs {blocks} more blocks but only {len(cache.free)} are free")
+    cache.tables[seq].extend(cache.free.pop() for _ in range(blocks))
 
 
 def shorten(cache: PagedKVCache, seq: Hashable, new_length: int) -> list[int]:

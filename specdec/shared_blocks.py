@@ -58,17 +58,19 @@ def copy_on_write(cache: PagedKVCache, refs: dict, seq: Hashable) -> None:
     """Before seq writes at position lengths[seq]: if that position lies in a block other
     tables also list, replace it in seq's table by a private copy taken from the free list.
     Raises RuntimeError (changing nothing) when a copy is needed and no block is free."""
-    index = cache.lengths[seq] // cache.block_size
-    table = cache.tables[seq]
-    if index >= len(table) or refs[table[index]] == 1:
-        return                                        # a new block, or already private
+    pos = cache.lengths[seq]                          # where seq writes next
+    if pos >= cache.capacity(seq):
+        return                                        # past its blocks: reserve adds a new one, nothing to copy
+    shared, _ = cache.slot(seq, pos)
+    if refs[shared] == 1:
+        return                                        # already private
     if not cache.free:
-        raise RuntimeError(f"{seq!r} must copy shared block {table[index]} but no block is free")
-    shared, private = table[index], cache.free.pop()
-    cache.k[private], cache.v[private] = cache.k[shared], cache.v[shared]    # (block_size, d) each
-    table[index] = private
-    refs[shared] -= 1
-    refs[private] = 1
+        raise RuntimeError(f"{seq!r} must copy shared block {shared} but no block is free")
+    private = cache.free.pop()
+    for pool in (cache.k, cache.v):                   # the whole block: seq's earlier entries in it come along
+        pool[private] = pool[shared]                  # (block_size, d)
+    cache.tables[seq][pos // cache.block_size] = private
+    refs[shared], refs[private] = refs[shared] - 1, 1      # seq's reference moves to its copy
 
 
 def shared_problems(cache: PagedKVCache, refs: dict) -> list[str]:

@@ -126,15 +126,14 @@ def tree_attention_mask(parents, prefix_len: int) -> tuple[np.ndarray, np.ndarra
     par = validate_parents(parents)
     P = _check_prefix_len(prefix_len)
     n = len(par)
-    mask = np.zeros((n, P + n), dtype=bool)             # (n, P + n)
-    mask[:, :P] = True                                   # every node sees the whole prefix
-    depth = np.zeros(n, dtype=np.int64)                  # (n,)
-    for i, parent in enumerate(par.tolist()):
-        mask[i, P + i] = True                            # itself
-        if parent >= 0:
-            mask[i, P:] |= mask[parent, P:]              # the parent's row already holds its ancestors
-            depth[i] = depth[parent] + 1
-    return mask, P + depth
+    # lineage[i, j]: node j is node i or one of its ancestors. Parents are listed first, so when row i
+    # is filled its parent's row is complete: i's lineage is its parent's plus i itself.
+    lineage = np.eye(n, dtype=bool)                      # (n, n)
+    for i in np.flatnonzero(par >= 0):
+        lineage[i] |= lineage[par[i]]
+    depth = lineage.sum(axis=1, dtype=np.int64) - 1      # (n,) ancestors, not counting the node
+    prefix = np.ones((n, P), dtype=bool)                 # (n, P): every node sees the whole prefix
+    return np.hstack([prefix, lineage]), P + depth
 
 
 def greedy_tree_walk(tokens, parents, target_next) -> tuple[list[int], list]:

@@ -3,7 +3,7 @@
 The numbers `autograder.grading.library_copies` quotes are measured here: each exercise's library twin
 lightly edited (names renamed, docstring and comments gone, reformatted, one line changed) stays at or
 above THRESHOLD; the correct answers written another way (tests/wrong_implementations, RIGHT) stay below
-it, and so do the reference solutions, except the few that are the library's function nearly verbatim.
+it, and so do the reference solutions: a student who writes the course's own answer is not flagged.
 """
 from __future__ import annotations
 
@@ -15,18 +15,6 @@ import pytest
 from autograder.grading import library_copies as lc
 from tests.helpers import CHAPTERS, replace_solution, solution_nb
 from tests.submissions import learner_submission
-
-#: Reference solutions that are their library twin nearly verbatim (similarity at or above THRESHOLD):
-#: a student's copy of these cannot be told from the course's own answer, and grading flags the
-#: reference too. {(chapter, function): library function}. The fix is in the chapter or the library
-#: (write one of the two another way), after which its entry goes.
-KNOWN_REFERENCE_COPIES = {
-    ("09", "ngram_draft"): "ngram_draft (specdec.ngram)",
-    ("10", "reserve"): "reserve (specdec.paged_cache)",
-    ("10", "copy_on_write"): "copy_on_write (specdec.shared_blocks)",
-    ("13", "tree_attention_mask"): "tree_attention_mask (specdec.trees)",
-}
-
 
 class _Rename(ast.NodeTransformer):
     """Every local name gets another name, as a student hiding a copy would rename."""
@@ -117,23 +105,36 @@ def test_the_answers_course_readers_write_are_not_flagged():
     assert lc.review_copies(nb, solution_nb("08_token_trees")) == []
 
 
+def _edited_twin_scores(chapter, twin, library) -> dict:
+    """{(chapter, twin, line changed): similarity} of `twin` lightly edited at each of its simple
+    statements in turn, after checking each edit is found as a copy of `twin`."""
+    measured = {}
+    node = _library_node(twin.module, twin.name)
+    for change in range(len(_simple_statements(node))):
+        edited = lc.function_defs(lightly_edited(node, change))[0]
+        score, found = lc.nearest(edited, library)
+        measured[(chapter[:2], twin.label, change)] = score
+        assert found == twin or score == 1.0, (twin.label, change, found)
+        assert score >= lc.THRESHOLD, f"{twin.label} with line {change} changed: {score}"
+    return measured
+
+
 def test_every_library_twin_lightly_edited_is_flagged():
-    """Each exercise's library twin (the library function nearest its reference solution), with names
-    renamed, docstring gone, reformatted and any one line altered, is flagged naming that function."""
+    """Each exercise's library twins (the library function of its name, and the one nearest its reference
+    solution), with names renamed, docstring gone, reformatted and any one line altered, are flagged naming
+    that function: a library version written unlike the reference solution is still found when copied."""
     measured = {}
     for name, nb, fn in _reference_functions():
         library = lc.chapter_library(nb)
-        _, twin = lc.nearest(fn, library)
-        if twin is None or len(twin.tokens) < lc.MIN_TOKENS:
-            continue
-        node = _library_node(twin.module, twin.name)
-        for change in range(len(_simple_statements(node))):
-            edited = lc.function_defs(lightly_edited(node, change))[0]
-            score, found = lc.nearest(edited, library)
-            measured[(name[:2], twin.label, change)] = score
-            assert found == twin or score == 1.0, (twin.label, change, found)
-            assert score >= lc.THRESHOLD, f"{twin.label} with line {change} changed: {score}"
-    assert len({k[1] for k in measured}) >= 20, measured
+        twins = {f for f in library if f.name == fn.name} | {lc.nearest(fn, library)[1]}
+        for twin in twins - {None}:
+            if len(twin.tokens) >= lc.MIN_TOKENS:
+                measured.update(_edited_twin_scores(name, twin, library))
+    labels = {k[1] for k in measured}
+    assert len(labels) >= 20, measured
+    # The four rewritten unlike their reference solutions (9.1, 10.1, 10.4, 13.5) are still twins by name.
+    assert {"ngram_draft (specdec.ngram)", "reserve (specdec.paged_cache)", "copy_on_write (specdec.shared_blocks)",
+            "tree_attention_mask (specdec.trees)"} <= labels, labels
 
 
 def test_correct_answers_written_another_way_are_not_flagged():
@@ -150,13 +151,18 @@ def test_correct_answers_written_another_way_are_not_flagged():
     assert seen >= 10
 
 
-def test_reference_solutions_are_not_flagged_except_the_known_verbatim_ones():
-    flagged = {}
+def test_reference_solutions_are_not_flagged():
+    """A student who writes the course's own answer is not flagged: every reference solution stays below
+    THRESHOLD against its chapter's library, and 0.85 at most (the figure library_copies quotes)."""
+    flagged, scores = {}, {}
     for name, nb, fn in _reference_functions():
         score, twin = lc.nearest(fn, lc.chapter_library(nb))
-        if score >= lc.THRESHOLD and len(lc.tokens(fn)) >= lc.MIN_TOKENS:
-            flagged[(name[:2], fn.name)] = twin.label
-    assert flagged == KNOWN_REFERENCE_COPIES
+        if len(lc.tokens(fn)) >= lc.MIN_TOKENS:
+            scores[(name[:2], fn.name)] = score
+            if score >= lc.THRESHOLD:
+                flagged[(name[:2], fn.name)] = f"{twin.label}: {score}"
+    assert flagged == {}, flagged
+    assert len(scores) >= 30 and max(scores.values()) <= 0.85, sorted(scores.items(), key=lambda kv: -kv[1])[:5]
 
 
 def test_short_functions_are_never_flagged():

@@ -22,9 +22,9 @@ independent work. Measured on the course (tests/test_library_copies.py): each ex
 with its names renamed, docstring and comments dropped, reformatted and one line altered stays at
 THRESHOLD or above; with one whole line replaced by an unrelated one, twins of ten lines or more stay at
 0.88 or above (8.2's `greedy_tree_walk`: 0.91). The correct answers written another way
-(tests/wrong_implementations, RIGHT) reach 0.74 at most, and the reference solutions 0.85 at most,
-except four that are the library's function nearly verbatim (`KNOWN_REFERENCE_COPIES` in the test):
-a student's answer written like those is flagged too, and the instructor decides.
+(tests/wrong_implementations, RIGHT) reach 0.80 at most, and the reference solutions 0.85 at most (a
+library version once written like its reference solution was rewritten another way), so a student who
+writes the course's own answer is not flagged.
 
     >>> lib = "def add_all(xs):\\n    '''Sum.'''\\n    total = 0\\n    for x in xs:\\n        total += x  # why\\n    return total"
     >>> mine = "def my_sum(values):\\n    s = 0\\n    for v in values:\\n        s += v\\n    return s"
