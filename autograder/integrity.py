@@ -7,7 +7,7 @@ executor (`resilient_execute.ResilientExecute`) therefore calls, in the kernel, 
 before the first cell, `before_locked()` before every locked cell (setup and tests) and
 `after_locked()` after it. This is defence in depth, not a sandbox (code running in the kernel can
 always find this module), which is why suspicious lines are listed for review
-(`grading.review`): README, section "For instructors", paragraph "Threat model".
+(`grading.review`): docs/threat-model.md.
 
     >>> install(); restore()
     []

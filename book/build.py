@@ -8,7 +8,8 @@ Pipeline (each step one function):
 2. `book_page` (book/pages.py): widgets become static pictures of their initial state, the
    tracebacks of the unsolved test cells one line each.
 3. `start_page`: the course map (each chapter, its title and its exercises, as autograder.course_map
-   reads them: numbered, named as a learner types them, in the chapter's order).
+   reads them: numbered, named as a learner types them, in the chapter's order); the instructors'
+   pages of docs/ as the "For instructors" part (book/instructor_pages.py).
 4. Sphinx with MyST-NB and the book theme (book/conf.py) renders the staged sources; MathJax 3 is
    copied into the site from the `sphinx-mathjax-offline` package, so math renders with no network.
 5. After Sphinx: `downloads/` gets each chapter's learner notebook and the student bundle as a zip
@@ -38,6 +39,7 @@ from autograder import notebooks
 from autograder.paths import CHAPTERS_DIR, REPO_ROOT
 
 from .executed import executed
+from .instructor_pages import instructor_part, stage_instructor_pages
 from .pages import book_page
 from .references import references_page
 from .search_text import write_search_text
@@ -289,7 +291,9 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
         chapters.append((path.stem, page))
     if not chapters:
         raise SystemExit(f"no chapter notebooks in {chapters_dir}")
-    (src / "index.md").write_text(start_page(chapters, info.repository_link()), encoding="utf-8")
+    instructors = stage_instructor_pages(src)          # docs/: the "For instructors" part (none in a bundle)
+    (src / "index.md").write_text(start_page(chapters, info.repository_link()) + instructor_part(instructors),
+                                  encoding="utf-8")
     markdown = {stem: "\n\n".join(c.source for c in page.cells if c.cell_type == "markdown") for stem, page in chapters}
     (src / "references.md").write_text(references_page(markdown), encoding="utf-8")
     log = io.StringIO()

@@ -114,7 +114,7 @@ def test_optional_exercises_are_counted_apart_in_grades_csv(tmp_path):
     points = _max_points(source)
     optional = {t: points[t] for t in optional_tests(source)}
     assert optional_exercises(source) and optional, "chapter 10 lost its optional exercise 10.4"
-    assert optional_exercises(solution_nb("11_pytorch_verifier")) == {"ex_ragged_verify"}   # the README names both
+    assert optional_exercises(solution_nb("11_pytorch_verifier")) == {"ex_ragged_verify"}   # docs/instructors.md names both
     assert set(optional) < set(points)
     tests = [(t, top if t in optional else 0.0, top) for t, top in points.items()]
     graded = Result("ann", "10_cache_rollback", sum(t[1] for t in tests), sum(points.values()), "graded",

@@ -268,7 +268,7 @@ def _limits_and_logins(url: str, layout: HubLayout, roster: Roster, state: dict)
         for u, opener in sessions.items():
             _api(opener, url, u, "status")
         return stop()
-    # What one student's server and a kernel with the course's libraries hold (the README's count).
+    # What one student's server and a kernel with the course's libraries hold (docs/hub.md's count).
     t = time.perf_counter()
     reply = _run_in_kernel(hog, kernel["id"], "import numpy, scipy, matplotlib.pyplot, torch, specdec, widgets", 180,
                            ping)

@@ -16,7 +16,7 @@ from tests.helpers import CHAPTERS, solution_nb, student_nb
 
 
 def test_the_course_s_optional_exercises_are_10_4_and_11_2():
-    # The README names these two (grades.csv and the learner's reports count them apart).
+    # docs/instructors.md names these two (grades.csv and the learner's reports count them apart).
     want = {"10_cache_rollback": {"ex_shared_blocks"}, "11_pytorch_verifier": {"ex_ragged_verify"}}
     found = {name: optional_exercises(solution_nb(name)) for name in CHAPTERS}
     assert {name: ids for name, ids in found.items() if ids} == want, found

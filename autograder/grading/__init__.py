@@ -7,6 +7,6 @@ kernel, the test environment repaired by `autograder.integrity`) and, once every
 `grade._collect` (scores read back from the gradebook, the CSVs). `settings.GradingSettings`
 carries the command line's limits through all of them; the self-check runs
 `pipeline.SCORE_PREPROCESSORS`, the first part of the same list. Step by step, in
-docs/AUTHORING.md, section "The autograder's layout"; what holds against a hostile class, in the
-README, section "For instructors", paragraph "Threat model".
+docs/ARCHITECTURE.md, section "Grading"; what holds against a hostile class, in
+docs/threat-model.md.
 """

@@ -4,7 +4,7 @@ A sandboxed kernel (`sandbox.bwrap_command`) starts from an empty root and gets,
 `allowed_paths()`, with the folders of `masked_paths()` shown empty, and the environment variables
 `visible_environment` keeps; nothing else on the machine exists inside it. Each constant and
 function below says why its entries are there. What this defends against, and the summary a
-grader reads, is the README's threat model (section "For instructors", paragraph "Threat model").
+grader reads, is the threat model (docs/threat-model.md).
 
     >>> visible_environment({"PATH": "/usr/bin", "SPECDEC_LAB_PRESET": "test", "AWS_SECRET_ACCESS_KEY": "x"})
     {'PATH': '/usr/bin', 'SPECDEC_LAB_PRESET': 'test'}

@@ -6,7 +6,7 @@ the kernel's RLIMIT_DATA does not count the files it writes into its in-memory s
 (`/tmp`, a tmpfs). Where the grader may create cgroups, each kernel gets its own
 (`KernelCgroup.create`), entered before bubblewrap starts (`enter_command`); elsewhere
 `sandbox.check_sandbox` says plainly that the process limit is NOT enforced. When cgroups are
-available, and the limits' defaults: README, section "For instructors", paragraph "Threat model".
+available, and the limits' defaults: docs/threat-model.md.
 
     >>> cg = KernelCgroup([], set())          # what a machine without cgroups gets
     >>> cg.enter_command(["python"]), cg.enforces("pids")

@@ -6,8 +6,8 @@ report made naively shows hidden test code. Here test cells keep only their visi
 (`strip_hidden`), tracebacks only the learner's own frames (`learner_traceback`), and every output
 is scrubbed of any line of hidden test code, whatever printed it (`redact`). `HideHiddenTests`
 applies all three before feedback is rendered (`nbgrader_config.py`); the self-check uses the
-same functions. What a feedback page shows: README, section "For instructors", paragraph "4.
-Feedback and the CSV".
+same functions. What a feedback page shows: docs/instructors.md, sections "4. Feedback" and
+"5. The grade sheet".
 
     >>> src = "assert f(1) == 2\\n### BEGIN HIDDEN TESTS\\nassert f(123456) == 246912, 'big'\\n### END HIDDEN TESTS"
     >>> strip_hidden(src)

@@ -21,7 +21,7 @@ Each submission is graded by `worker.grade_submission(task, settings)`, which re
 time, reads the scores back from the gradebook once every kernel is gone, and writes the CSVs.
 
 What holds up against a hostile class, and where each defence lives (sandbox, integrity,
-resilient_execute, submissions, review, statuses), is the README's threat model: one place, so
+resilient_execute, submissions, review, statuses), is the threat model (docs/threat-model.md): one place, so
 this docstring cannot drift from it. Scores are read back here only after every kernel is gone.
 Submissions are copied, never modified. Students are graded in parallel (`jobs`), or on a Dask
 cluster (`scheduler`, see `cluster`).

@@ -4,7 +4,7 @@ Used by `grade` (through `nbgrader_config.py`) and by the learner's self-check, 
 the one list in `pipeline.py`, so both score a notebook the same way; its limits come from
 `GradingSettings` (the `settings` trait). `ResilientExecute` says how it handles the sandbox, the
 test environment, timeouts, hung or dead kernels and long output; what an instructor sees of it is
-in the README, section "For instructors", paragraphs "3. Grade." and "Threat model".
+in docs/instructors.md, section "3. Grade", and docs/threat-model.md.
 """
 from __future__ import annotations
 

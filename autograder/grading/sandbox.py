@@ -5,8 +5,8 @@ empty root with the allow-list bound read-only (`allowlist`, which says why each
 bounded scratch as its only room to write, no network, its own PIDs, rlimits (`limited`) and, where
 the grader may create one, a cgroup (`cgroups.KernelCgroup`). Without bubblewrap it falls back to an
 ordinary kernel with the same limits and says loudly that student code is NOT isolated. What the
-kernel sees and may do, the limits' defaults and the container alternative are the README's threat
-model (section "For instructors", paragraph "Threat model").
+kernel sees and may do, the limits' defaults and the container alternative are the threat model
+(docs/threat-model.md).
 
     >>> policy = GradingSettings(scratch_bytes=2**20, cpu_seconds=60)
     >>> cmd = bwrap_command(["python", "-m", "ipykernel_launcher"], "/tmp/w", policy, bwrap="bwrap")
@@ -37,7 +37,7 @@ from .settings import GradingSettings
 NOT_ISOLATED = ("WARNING: bubblewrap (bwrap) is not available, so student code runs with the grader's own "
                 "permissions: it could read or change the gradebook, other submissions and the grading "
                 "output. Install it (apt-get install bubblewrap) or grade inside a throwaway container; "
-                "see the README's instructor section.")
+                "see docs/threat-model.md.")
 
 # rlimits are set in the kernel's own process just before it starts (inside the sandbox).
 # Memory is limited by RLIMIT_DATA (heap and private writable mappings: every NumPy array),

@@ -12,8 +12,8 @@
 The coding drills and their tests are read from the chapter's solution notebook, so the
 terminal and the notebook grade the same way (`autograder.learner.coding_drills`). Results go
 into the progress log (`autograder.progress.log_path`: the same file the notebooks and `check` use).
-Where each kind of drill lives, and how attempts are counted: docs/AUTHORING.md, section "Interview
-drills (chapter 13)".
+Where each kind of drill lives, and how attempts are counted: docs/ARCHITECTURE.md, section "Drills
+and the progress log".
 """
 from __future__ import annotations
 

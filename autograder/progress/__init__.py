@@ -5,8 +5,8 @@ answer to a drill, `result_event`), `seen` (something that gives a drill away wa
 `record_seen`) and `check` (a self-check ran, `record_check`); each function's docstring lists
 its fields. Nothing else is stored: no code, no answers. `log.log_path` is the one rule for where
 the file is; `summary` turns the events into the per-topic and per-chapter report. How attempts and
-retries are counted, and the log's path, are in docs/AUTHORING.md, section "Interview drills
-(chapter 13)".
+retries are counted, and the log's path, are in docs/ARCHITECTURE.md, section "Drills and the
+progress log".
 
     >>> import tempfile, pathlib
     >>> log = pathlib.Path(tempfile.mkdtemp()) / "log.jsonl"

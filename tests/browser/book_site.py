@@ -3,10 +3,10 @@
 The suite runs on several workers (pytest-xdist), in any order. Each book test asks `built_book()`,
 which builds the site (`book.build.build_book`, executing only the chapters book/executed.py has no
 run of) into `build/book-test/<key>/site`, under a lock, so that the first worker builds and the
-others wait and reuse it. The key hashes what the site is made of: the book's own sources and the
-cache key of every chapter's run (the chapter, the course library, the pins); a change to any of
-them builds a new site (sites older than `KEEP_SECONDS` are removed then; a younger one may still
-be read by a test process of an earlier run). `COURSE_BOOK_SITE=build/book-test/<key>/site` tests
+others wait and reuse it. The key hashes what the site is made of: the book's own sources, the
+instructors' pages of docs/ and the cache key of every chapter's run (the chapter, the course
+library, the pins); a change to any of them builds a new site (sites older than `KEEP_SECONDS` are
+removed then; a younger one may still be read by a test process of an earlier run). `COURSE_BOOK_SITE=build/book-test/<key>/site` tests
 that site as it is (to rerun the browser tests while the checkout changes under them).
 
 `offline_context` opens the site as the book tests read it: a browser context that may load files
@@ -47,6 +47,7 @@ class BuiltBook:
 def site_key() -> str:
     from book.build import BOOK_DIR, chapter_paths
     from book.executed import cache_key
+    from book.instructor_pages import DOCS_DIR, INSTRUCTOR_PAGES
 
     h = hashlib.sha256()
     for path in sorted(BOOK_DIR.rglob("*")):
@@ -54,6 +55,9 @@ def site_key() -> str:
             h.update(str(path.relative_to(BOOK_DIR)).encode() + b"\0" + path.read_bytes())
     for chapter in chapter_paths():
         h.update(chapter.name.encode() + cache_key(chapter).encode())
+    for name in INSTRUCTOR_PAGES:                                     # the "For instructors" part
+        page = DOCS_DIR / f"{name}.md"
+        h.update(name.encode() + (page.read_bytes() if page.is_file() else b"\0"))
     return h.hexdigest()[:16]
 
 

@@ -129,6 +129,15 @@ def test_the_build_reuses_the_executed_chapters_and_loads_nothing_from_elsewhere
     print(f"book: {book.seconds:.0f} s (Sphinx {book.sphinx_seconds:.0f} s), executed {book.executed or 'none'}")
 
 
+def test_the_built_book_has_the_instructors_part(book):
+    """docs/'s instructor pages (book/instructor_pages.py) are pages of the site, in every page's menu."""
+    from book.instructor_pages import INSTRUCTOR_PAGES, PART_CAPTION
+
+    assert [n for n in INSTRUCTOR_PAGES if not (book.site / f"{n}.html").is_file()] == []
+    menu = (book.site / "01_cost_model.html").read_text(encoding="utf-8")
+    assert PART_CAPTION in menu and all(f'href="{n}.html"' in menu for n in INSTRUCTOR_PAGES)
+
+
 def test_start_page_maps_the_course_and_search_works_offline(book, reader, shots):
     _open(reader, book.site / "index.html")
     links = reader.evaluate("() => [...document.querySelectorAll('article a')].map(a => a.getAttribute('href'))")
