@@ -13,8 +13,8 @@ Pipeline (each step one function):
 4. Sphinx with MyST-NB and the book theme (book/conf.py) renders the staged sources; MathJax 3 is
    copied into the site from the `sphinx-mathjax-offline` package, so math renders with no network.
 5. After Sphinx: `downloads/` gets each chapter's learner notebook and the student bundle as a zip
-   (`python -m autograder bundle`); every figure gets its alt text, a link to the full-size image and,
-   if book/figures.py drew one, its phone rendition for narrow screens (`finish_figures`);
+   (`python -m autograder bundle`); every figure gets its alt text and a link to the full-size image
+   (`finish_figures`);
    `_static/course-search-text.js` lets search quote pages offline (book/search_text.py).
 6. `external_references`: the build fails if any page would load a script, style sheet, image or
    frame from another host.
@@ -151,49 +151,18 @@ def copy_mathjax(site: Path) -> Path:
 
 
 _IMG = re.compile(r'<img\b(?P<attrs>[^>]*?)\bsrc="(?P<src>_images/(?P<hash>[0-9a-f]{64})\.\w+)"(?P<tail>[^>]*)/?>')
-# Screens that get a figure's phone rendition (book/figures.py, `phone_rendition`): below about 640 px
-# the column is narrower than about 580 px, where a desktop figure's (8 in, 800-880 px) 9-point text
-# would be shown under 9 px tall.
-PHONE_MEDIA = "(max-width: 640px)"
-
-
-def write_phone_images(site: Path, figures: dict[str, dict]) -> dict[str, dict]:
-    """Write each phone rendition of `figures` (SHA-256 of a figure -> book/pages.py's
-    `figure_renditions`) into the site's `_images/`, named by its own SHA-256 as Sphinx names the
-    others; return `figures` with `phone` the image's path in the site."""
-    import base64
-    import hashlib
-
-    written = {}
-    for key, sizes in figures.items():
-        sizes = dict(sizes)
-        if sizes.get("phone"):
-            data = base64.b64decode(sizes["phone"])
-            path = site / "_images" / f"{hashlib.sha256(data).hexdigest()}.png"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            sizes["phone"] = f"_images/{path.name}"
-        written[key] = sizes
-    return written
-
-
 def finish_figures(page: str, alts: dict[str, str], figures: dict[str, dict] | None = None) -> str:
     """Each notebook image of `page` with its alt text (`alts`: SHA-256 of the image -> text) and
-    wrapped in a link to itself, so the full-size image is a click away. `figures` (SHA-256 ->
-    `write_phone_images`'s entries) adds the smallest text's height in pixels of the image
-    (`data-text-px`, which the browser tests measure) and, where a figure has a phone rendition, a
-    `<picture>` whose `<source>` serves it to screens matching `PHONE_MEDIA`; the `<img>` (its alt text,
-    the desktop image) is what every other screen shows.
+    wrapped in a link to itself, so the full-size image is a click (a tap on a phone, where the column
+    shows it scaled down) away. `figures` (SHA-256 -> book/pages.py's `text_px`) adds the smallest
+    text's height in pixels of the image (`data-text-px`, which the browser tests measure).
 
     >>> img = '<img alt="_images/' + "a" * 64 + '.png" src="_images/' + "a" * 64 + '.png" />'
     >>> finish_figures(img, {"a" * 64: "Figure: speedup"})[:60]
     '<a class="course-figure" href="_images/aaaaaaaaaaaaaaaaaaaaa'
-    >>> 'alt="Figure: speedup"' in finish_figures(img, {"a" * 64: "Figure: speedup"})
-    True
-    >>> phone = {"a" * 64: {"text_px": 12.5, "phone": "_images/" + "b" * 64 + ".png", "phone_text_px": 12.5}}
-    >>> page = finish_figures(img, {}, phone)
-    >>> page.count("<picture>"), f'media="{PHONE_MEDIA}" srcset="_images/{"b" * 64}.png"' in page
-    (1, True)
+    >>> page = finish_figures(img, {"a" * 64: "Figure: speedup"}, {"a" * 64: {"text_px": 12.5}})
+    >>> 'alt="Figure: speedup"' in page, 'data-text-px="12.5"' in page
+    (True, True)
     """
     figures = figures or {}
 
@@ -202,12 +171,8 @@ def finish_figures(page: str, alts: dict[str, str], figures: dict[str, dict] | N
         alt = html.escape(alts.get(m.group("hash"), "Figure"))
         sizes = figures.get(m.group("hash"), {})
         measured = f' data-text-px="{sizes["text_px"]}"' if "text_px" in sizes else ""
-        image = f'<img alt="{alt}" src="{m.group("src")}"{measured}{" " + attrs if attrs else ""} />'
-        if sizes.get("phone"):
-            image = (f'<picture><source media="{PHONE_MEDIA}" srcset="{sizes["phone"]}" type="image/png"'
-                     f' data-text-px="{sizes.get("phone_text_px", 0)}">{image}</picture>')
         return (f'<a class="course-figure" href="{m.group("src")}" title="Open the full-size image">'
-                f'{image}</a>')
+                f'<img alt="{alt}" src="{m.group("src")}"{measured}{" " + attrs if attrs else ""} /></a>')
     return _IMG.sub(one, page)
 
 
@@ -303,7 +268,6 @@ def build_book(site: Path = SITE_DIR, chapters_dir: Path = CHAPTERS_DIR, progres
     shutil.move(work / "html", site)
     shutil.rmtree(work)
     copy_mathjax(site)
-    figures = write_phone_images(site, figures)
     for page in site.glob("*.html"):
         text = page.read_text(encoding="utf-8")
         finished = finish_page(text, alts, figures)

@@ -9,7 +9,7 @@ Python version, and how the book runs a chapter: this file and book/figures.py),
 reused only while none of these has changed.
 
 A page must show what a new reader would see, not the machine's history: each chapter runs with
-HOME (whose IPython startup file applies book/figures.py's size rule to every figure) pointed into
+HOME (whose IPython startup file has book/figures.py describe every figure) pointed into
 an empty temporary folder and no progress log (`COURSE_PROGRESS_LOG=off`, the progress module's
 "no log in this run"; `COURSE_PROGRESS_DIR` also points into the empty folder), so chapter 13's
 "Your progress" shows an empty log. A run is reused only when it says it ran that way (`clean_home` in
@@ -43,8 +43,8 @@ CACHE_DIR = Path(os.environ.get("COURSE_EXECUTED_DIR", REPO_ROOT / "build" / "ex
 # What a chapter's outputs depend on besides the notebook itself.
 LIBRARY = ("specdec", "widgets", "autograder")
 INSTALL_FILES = ("pyproject.toml", "constraints.txt")
-# How the book runs a chapter (the empty HOME, the figure size rule): a change runs every chapter again.
-RUNNER_FILES = ("book/executed.py", "book/figures.py", "book/figure_text.py")
+# How the book runs a chapter (the empty HOME, what it records of each figure): a change runs every chapter again.
+RUNNER_FILES = ("book/executed.py", "book/figures.py")
 # Variables that say where a learner's files (the progress log) live: all point into an empty folder.
 PROGRESS_VARS = ("COURSE_PROGRESS_LOG", "COURSE_PROGRESS_DIR")
 
@@ -95,7 +95,7 @@ def empty_home():
     with tempfile.TemporaryDirectory(prefix="course-book-home-") as tmp:
         home = Path(tmp)
         os.environ["HOME"] = str(home)
-        # The kernel's IPython profile lives there too: its startup file sizes figures for the column.
+        # The kernel's IPython profile lives there too: its startup file records each figure's description.
         os.environ["IPYTHONDIR"] = str(home / ".ipython")
         startup = home / ".ipython" / "profile_default" / "startup"
         startup.mkdir(parents=True)

@@ -267,23 +267,16 @@ def _image_key(out) -> str | None:
     return None
 
 
-def figure_renditions(out) -> dict:
-    """What book/build.py needs to serve an image output on a phone, taken out of its metadata (the
-    page's notebook stays light): `text_px`, its smallest text in pixels of the image, and, when
-    book/figures.py drew a phone rendition, `phone` (the PNG, base64) and `phone_text_px`. Empty for
-    an image that book/figures.py did not measure.
+def text_px(out) -> dict:
+    """{"text_px": the smallest text of an image output, in pixels of the image} as book/figures.py
+    measured it when the book ran the chapter (book/build.py writes it on the page for the browser
+    tests); empty for an image it did not measure.
 
-    >>> out = nbformat.v4.new_output("display_data", data={"image/png": "iVBO"},
-    ...     metadata={"course_text_px": 12.5, "course_phone": {"image/png": "iVBP", "text_px": 13.75}})
-    >>> figure_renditions(out), "course_phone" in out.metadata
-    ({'text_px': 12.5, 'phone': 'iVBP', 'phone_text_px': 13.75}, False)
+    >>> text_px(nbformat.v4.new_output("display_data", data={"image/png": "iVBO"}, metadata={"course_text_px": 12.5}))
+    {'text_px': 12.5}
     """
     metadata = out.get("metadata", {})
-    found = {"text_px": metadata["course_text_px"]} if "course_text_px" in metadata else {}
-    phone = metadata.pop("course_phone", None) if hasattr(metadata, "pop") else None
-    if phone and phone.get("image/png"):
-        found.update(phone=phone["image/png"], phone_text_px=phone.get("text_px", 0.0))
-    return found
+    return {"text_px": metadata["course_text_px"]} if "course_text_px" in metadata else {}
 
 
 def get_the_chapter(name: str) -> str:
@@ -300,7 +293,7 @@ def book_page(nb: nbformat.NotebookNode, name: str | None = None) -> nbformat.No
     tracebacks as one line, no widget state left for a page to load scripts for, text for a web
     reader). `name` (the chapter's file stem) adds the download line under the title. The alt text
     of each image, keyed by the SHA-256 of its bytes (the file name Sphinx gives it), is left in
-    `metadata.course_alt`, its sizes and phone rendition (`figure_renditions`) in `metadata.course_figures`."""
+    `metadata.course_alt`, its smallest text (`text_px`) in `metadata.course_figures`."""
     nb = copy.deepcopy(nb)
     widgets = nb.metadata.pop("widgets", {}) or {}
     models = widgets.get(WIDGET_STATE, {}).get("state", {})
@@ -334,7 +327,7 @@ def book_page(nb: nbformat.NotebookNode, name: str | None = None) -> nbformat.No
                 key = _image_key(item)
                 if key:
                     alts[key] = image_alt(item if is_widget else out, cell, previous_markdown, widget=is_widget)
-                    sizes[key] = figure_renditions(item)
+                    sizes[key] = text_px(item)
             outputs.extend(shown)
         cell.outputs = outputs
     nb.metadata["course_alt"] = alts

@@ -119,7 +119,7 @@ def plot_roofline(curves, ax, mark_knee: bool = True, label_knee: bool = True, u
     ax.set_xlabel(X_LABEL)
     ax.set_ylabel(Y_LABEL)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=9, loc="upper left")
     return ax
 
 
