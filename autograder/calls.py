@@ -3,7 +3,7 @@
 nbgrader scores a test cell 0 if anything appears on stderr, so a learner's debug print
 or a `warnings.warn` in a correct answer would cost the points. Test cells therefore call
 learner code through this helper (`call_quietly` says what it does to the call). How a test cell
-uses it is in docs/AUTHORING.md, section "Exercise and test rules".
+uses it is in docs/EXERCISES.md, section "Exercise and test rules".
 
     >>> double = quiet(lambda v: 2 * v)
     >>> double(21)

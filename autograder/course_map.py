@@ -4,7 +4,7 @@ The one reader of what a chapter asks for: the start page (`autograder.learner.s
 course map (`book/build.py`), the optional flags (`autograder.exercises`) and the README's chapter
 table (tests/test_course_map.py) all take their lists from here, so they show the same exercises,
 with the same numbers and names, in the order of the chapter. The rules an author follows
-(docs/AUTHORING.md, sections "Chapter skeleton" and "A new exercise"):
+(docs/AUTHORING.md, section "Chapter skeleton"; docs/EXERCISES.md, section "Statement and hints"):
 
 * the title is the first line of the first cell, a `# ` heading;
 * the learning goals are the numbered list right after `**Learning goals.**` in that cell;

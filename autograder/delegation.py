@@ -3,7 +3,7 @@
 The course library (`specdec`) holds reference versions of many exercises, because later
 chapters and widgets need them. Hidden tests call `assert_own_work` in every test cell of an
 exercise, so a delegating answer earns no points there and the learner reads why; how a chapter
-uses it is in docs/AUTHORING.md, section "An exercise is solved by the learner, not by the library".
+uses it is in docs/EXERCISES.md, section "An exercise is solved by the learner, not by the library".
 
     >>> import specdec.distributions as d
     >>> def tv(p, q):

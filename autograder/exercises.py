@@ -4,7 +4,7 @@ An exercise is optional when the heading of its statement says so: the last Mark
 its solution cell that titles an exercise lists `optional` among the words in parentheses
 (`## 8 · Exercise 10.4 (interview, optional): ...`), as the course map reads it
 (autograder.course_map). The rule for authors and the reports that count such an exercise apart:
-docs/AUTHORING.md, section "A new exercise".
+docs/EXERCISES.md, section "Statement and hints".
 
     >>> from autograder.authoring import md, solution
     >>> from autograder.notebooks import new_notebook

@@ -12,7 +12,7 @@ expecting 5 in 200 draws, "p < 1e-6" happens to an exact sampler 5e-5 of the tim
 fails on `p_bound`, an upper bound on the exact tail probability (`tail_bound`), below `P_FAIL`:
 then an exact sampler fails with probability below P_FAIL whatever the table and the seed
 (measured in tests/test_stats.py). How a chapter chooses its sample sizes against these
-thresholds: docs/AUTHORING.md, section "Exercise and test rules".
+thresholds: docs/EXERCISES.md, section "Exercise and test rules".
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)

@@ -28,8 +28,8 @@ from pathlib import Path
 from autograder.paths import REPO_ROOT
 
 DOCS_DIR = REPO_ROOT / "docs"
-# In the part's order. docs/AUTHORING.md and docs/ARCHITECTURE.md are for the course's authors and
-# stay in the repository.
+# In the part's order. docs/AUTHORING.md, docs/EXERCISES.md and docs/ARCHITECTURE.md are for the
+# course's authors and stay in the repository.
 INSTRUCTOR_PAGES = ("instructors", "hub", "cluster", "threat-model", "publishing", "benchmarks")
 PART_CAPTION = "For instructors"
 

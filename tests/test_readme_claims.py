@@ -21,6 +21,7 @@ DOCS = REPO_ROOT / "docs"
 PAGES = {"README.md": README, **{f"docs/{p.name}": p.read_text() for p in sorted(DOCS.glob("*.md"))}}
 LAB_PAGE = "docs/benchmarks.md"          # chapter 12's recorded run, the CPU pair, the engine against Hugging Face
 README_MAX_WORDS = 1200
+AUTHORING_MAX_WORDS = 900                # the author's checklist stays one page; the rules live on the pages it links
 
 
 def _flat(text: str) -> str:
@@ -57,6 +58,22 @@ def test_the_readme_is_short_and_its_links_resolve():
     for name, text in PAGES.items():                  # docs pages link each other by file name
         for target in re.findall(r"\]\(([\w-]+\.md)\)", text):
             assert (DOCS / target).is_file(), f"{name} links {target}, which is not in docs/"
+
+
+def test_the_authoring_checklist_is_one_page_and_its_links_lead_somewhere():
+    """docs/AUTHORING.md is a checklist an author reads in one page: one line a step, each linking to the
+    page that holds its rules. Every link to a section of another page of docs/ names a heading there."""
+    words = len(PAGES["docs/AUTHORING.md"].split())
+    assert words < AUTHORING_MAX_WORDS, f"docs/AUTHORING.md has {words} words: move the detail to the page it links"
+
+    def anchors(text):                             # GitHub's anchor of each heading
+        return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+                for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
+    for name, text in PAGES.items():
+        for target, anchor in re.findall(r"\]\(([\w-]+\.md)?#([\w-]+)\)", text):
+            page = f"docs/{target}" if target else name
+            if page in PAGES:
+                assert anchor in anchors(PAGES[page]), f"{name} links {target}#{anchor}, a heading {page} does not have"
 
 
 def test_the_chapter_table_lists_the_course_map():

@@ -1,8 +1,8 @@
 """What `release` adds to every student notebook, so that every chapter works the same way in JupyterLab:
 test cells tagged `raises-exception`, a note on checking your work after the title, and a **Check my
-work** button as the last cell (docs/AUTHORING.md, section "Files"). Added by construction, so a new
-chapter gets them with no authoring step, and solution notebooks (the single source) stay free of
-them; `is_learner_cell` recognizes them in a submission.
+work** button as the last cell (docs/ARCHITECTURE.md, section "From solutions/ to a learner's
+copy"). Added by construction, so a new chapter gets them with no authoring step, and solution
+notebooks (the single source) stay free of them; `is_learner_cell` recognizes them in a submission.
 
     >>> from autograder.notebooks import new_notebook, new_markdown, new_code
     >>> nb = new_notebook([new_markdown("# 01 · T"), new_code("assert True", nbgrader={"grade": True,
