@@ -9,10 +9,14 @@ a page that typesets its math by itself; formgrader, opened in its own tab from 
 Grading menu, shows the scores of `hub grade`. Each person logs in with their own password and
 not with a classmate's; a memory hog in one student's kernel is stopped by their limit while
 another student's server keeps answering; the idle culler (timeout 60 s here) stops the Chromium
-student's server once it is idle. The three collected notebooks graded from a folder give the same
-grades.csv. Users, processes and files are removed at the end.
+student's server once it is idle. A student's server runs confined: from its terminal, copies of
+`solutions/` laid under /tmp and /opt as decoys (readable by every user's permissions), the checkout
+and the instructor's course do not exist, and Check my work runs there, its own sandbox nested in
+the server's. The three collected notebooks graded from a folder give the same grades.csv. Users,
+processes and files are removed at the end.
 
-Root only (it creates users): skipped with the reason otherwise.
+Root only (it creates users) and bubblewrap needed (it confines the servers): skipped with the
+reason otherwise.
 """
 from __future__ import annotations
 
@@ -44,13 +48,15 @@ from autograder.hub.layout import HubLayout
 from autograder.hub.roster import Roster
 from autograder.hub.server import free_port
 from autograder.notebooks import grade_id_of, is_solution
-from autograder.paths import GRADES_BY_TEST_CSV, GRADES_CSV, NbgraderLayout
+from autograder.paths import GRADES_BY_TEST_CSV, GRADES_CSV, REPO_ROOT, NbgraderLayout
 from tests.helpers import solution_nb
 
 # One hub for the module: under pytest-xdist (--dist loadgroup) its tests stay on one worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub"),
               pytest.mark.skipif(os.geteuid() != 0, reason="the hub test creates Unix users: run it as root"),
-              pytest.mark.skipif(not shutil.which("useradd"), reason="useradd is not available")]
+              pytest.mark.skipif(not shutil.which("useradd"), reason="useradd is not available"),
+              pytest.mark.skipif(not shutil.which("bwrap"), reason="bubblewrap is not installed: the hub confines "
+                                 "students' servers with it")]
 
 CH = "02_greedy_speculation"
 SHOTS = Path(tempfile.gettempdir()) / "course-screenshots" / "hub"
@@ -78,17 +84,13 @@ def _as(user: str, layout: HubLayout, args: list[str]) -> subprocess.CompletedPr
     return proc
 
 
-def _work(user: str, layout: HubLayout, kind: str, self_check: dict | None = None) -> None:
-    """Fetch chapter 02 as `user`, do the work (`right`, `stubs` or `hostile`), submit it; with
-    `self_check`, first run Check my work's command as them (its result goes there)."""
+def _work(user: str, layout: HubLayout, kind: str, before_submit=None) -> None:
+    """Fetch chapter 02 as `user`, do the work (`right`, `stubs` or `hostile`), call `before_submit()`
+    if given, submit it."""
     _as(user, layout, ["fetch_assignment", CH])
     _answer(user, layout, kind)
-    if self_check is not None:
-        home = Path(pwd.getpwnam(user).pw_dir)
-        env = dict(config.server_environment(layout, instructor=False), COURSE_LAB_DIR=str(home))
-        self_check["run"] = users.run_as(user, [str(layout.python), "-m", "autograder", "check",
-                                                str(home / CH / f"{CH}.ipynb")], env=env)
-        self_check["log"] = (home / ".course_progress.jsonl").is_file()
+    if before_submit is not None:
+        before_submit()
     _as(user, layout, ["submit", CH])
 
 
@@ -251,6 +253,68 @@ def _run_in_kernel(user: str, kernel_id: str, code: str, timeout: float, ping=la
         client.stop_channels()
 
 
+def _in_terminal(opener, url: str, user: str, script: str, done: Path, timeout: float = 300) -> None:
+    """Run the bash `script` in a terminal of `user`'s server, as a student types it (JupyterLab's
+    terminal: the REST API opens it, its websocket carries the keys), until it creates `done`. The
+    server is pinged meanwhile (the idle culler would see it idle)."""
+    import websocket
+
+    home = Path(pwd.getpwnam(user).pw_dir)
+    path = home / ".terminal_script.sh"
+    path.write_text(script, encoding="utf-8")
+    entry = pwd.getpwnam(user)
+    os.chown(path, entry.pw_uid, entry.pw_gid)
+    name = _api(opener, url, user, "terminals", "POST", {})["name"]
+    ws = websocket.create_connection(f"{url.replace('http', 'ws', 1)}/user/{user}/terminals/websocket/{name}",
+                                     cookie="; ".join(f"{c.name}={c.value}" for c in opener.jar), timeout=5)
+    try:
+        ws.send(json.dumps(["stdin", f"bash {path}\r"]))
+        deadline = time.monotonic() + timeout
+        while not done.exists():
+            assert time.monotonic() < deadline, f"the script in {user}'s terminal did not finish in {timeout:.0f} s"
+            try:
+                ws.recv()
+            except websocket.WebSocketTimeoutException:
+                _api(opener, url, user, "status")
+    finally:
+        ws.close()
+        _api(opener, url, user, f"terminals/{name}", "DELETE")
+
+
+def _confined_server(url: str, user: str, password: str, layout: HubLayout, hidden: list[Path]) -> dict:
+    """`user` logs in (their server starts) and, in a terminal of JupyterLab, tries to read each of
+    `hidden` (readable to them outside their server: checked first), lists / and /tmp, and runs Check
+    my work on their chapter 02; what each showed, and the server's processes."""
+    import psutil
+
+    home = Path(pwd.getpwnam(user).pw_dir)
+    seen = {"outside": {str(p): users.run_as(user, ["head", "-c", "1", str(p)]).returncode for p in hidden}}
+    opener = _http_session(url, user, password)
+    _server_ready(opener, url, user)
+    seen["processes"] = set()
+    for pid in users.processes(user):
+        try:
+            seen["processes"].add(psutil.Process(pid).name())
+        except psutil.Error:        # ended meanwhile
+            pass
+    done, out, check = home / ".confined.done", home / ".confined.out", home / ".check.out"
+    tries = "\n".join(f'if head -c 1 "{p}" >/dev/null 2>"$HOME/.err"; then echo "read {p}"; '
+                      f'else echo "refused {p}: $(cat "$HOME/.err")"; fi' for p in hidden)
+    script = (f'{{\n{tries}\necho "root: $(ls -A / | tr \'\\n\' \' \')"\n'
+              f'echo "tmp: $(ls -A /tmp | tr \'\\n\' \' \')"\n}} > {out} 2>&1\n'
+              f'python -c "from autograder.grading.sandbox import isolation_available as a; '
+              f'print(\'nested sandbox:\', a())" >> {out} 2>&1\n'
+              f'python -m autograder check "$HOME/{CH}/{CH}.ipynb" > {check} 2>&1\n'
+              f'echo "check exit $?" >> {out}\ntouch {done}\n')
+    t = time.perf_counter()
+    _in_terminal(opener, url, user, script, done)
+    seen["terminal s"] = time.perf_counter() - t
+    seen["lines"] = out.read_text().splitlines()
+    seen["check"] = check.read_text()
+    seen["log"] = (home / ".course_progress.jsonl").is_file()
+    return seen
+
+
 def _limits_and_logins(url: str, layout: HubLayout, roster: Roster, state: dict) -> dict:
     """Own passwords (a classmate's refused), then a memory hog in one student's kernel while another
     student's server runs: what happened."""
@@ -341,7 +405,13 @@ def hub_class(request):
     times, out = {}, {}
     checkout = (lifecycle.SOLUTIONS_DIR, lifecycle.GIT_DIR)
     out["checkout_modes"] = {"before": [stat.S_IMODE(os.stat(p).st_mode) for p in checkout]}
+    # Decoys: copies of solutions/ elsewhere on the machine, readable by every user.
+    decoys = [Path(tempfile.gettempdir()) / f"course-decoy-{tag}" / "solutions" / f"{CH}.ipynb",
+              Path("/opt") / f"course-decoy-{tag}" / "solutions" / f"{CH}.ipynb"]
     try:
+        for decoy in decoys:
+            shutil.copytree(lifecycle.SOLUTIONS_DIR, decoy.parent)
+            subprocess.run(["chmod", "-R", "a+rX", str(decoy.parent.parent)], check=True)
         t = time.perf_counter()
         state = lifecycle.start(roster, layout, settings)
         times["hub start"] = time.perf_counter() - t
@@ -356,8 +426,13 @@ def hub_class(request):
             # One student in Chromium through the Assignments tab (where Chromium is installed),
             # the others through nbgrader's CLI, at the same time.
             cli = [(wrong, "stubs"), (hostile, "hostile")] + ([] if in_browser else [(right, "right")])
-            out["self check"] = {}
-            done = [pool.submit(_work, u, layout, k, out["self check"] if k == "stubs" else None) for u, k in cli]
+            # The stubs student, before submitting, runs Check my work in a terminal of their
+            # (confined) server and tries to read the decoys.
+            hidden = [*decoys, lifecycle.SOLUTIONS_DIR / f"{CH}.ipynb", REPO_ROOT / "README.md",
+                      layout.course_dir(roster.instructor, roster.course) / "nbgrader_config.py"]
+            confined = lambda: out.update(confined=_kept(lambda: _confined_server(  # noqa: E731
+                settings.url, wrong, passwords[wrong], layout, hidden)))
+            done = [pool.submit(_work, u, layout, k, confined if k == "stubs" else None) for u, k in cli]
             if in_browser:
                 out["browser"] = _work_in_browser(request.getfixturevalue("chromium"), right, layout, settings.url,
                                                   passwords[right])
@@ -449,6 +524,8 @@ def hub_class(request):
         for user in roster.users:         # whatever a failed start left behind
             users.remove_user(user)
         shutil.rmtree(root, ignore_errors=True)
+        for decoy in decoys:
+            shutil.rmtree(decoy.parent.parent, ignore_errors=True)
         print("\nstage times (s): " + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))
         measured = {k: v for k, v in (out.get("limits") or {}).items() if "MiB" in k or k.endswith(" s")}
         if measured:
@@ -497,14 +574,37 @@ def test_no_solution_is_reachable_from_a_student(hub_class):
     assert "PermissionError" in probe.stderr
 
 
-def test_check_my_work_runs_in_a_student_s_environment(hub_class):
-    """The self-check (what the Check my work button runs) as a student, with their server's Python
-    and settings: its sandboxed kernel starts, the report comes, the progress log is in their home."""
-    run = hub_class["self check"]["run"]
-    assert "Kernel died" not in run.stdout + run.stderr, run.stderr[-2000:]
-    assert re.search(r"Total: 0 / \d+", run.stdout), run.stdout[-2000:] + run.stderr[-2000:]
-    assert "visible tests only" in run.stdout            # a student's copy of the course: no hidden tests
-    assert hub_class["self check"]["log"] and "Permission denied" not in run.stdout
+def test_check_my_work_runs_in_a_student_s_confined_server(hub_class):
+    """The self-check (what the Check my work button runs), typed in a terminal of a student's
+    server: its kernel starts in a bubblewrap sandbox nested in the server's (the sandbox's probe of
+    bubblewrap passes there), the report comes, the progress log is in their home."""
+    seen = hub_class.get("confined", {"failed": "the stubs student's terminal never ran"})
+    assert "failed" not in seen, seen.get("failed")
+    run = seen["check"]
+    # Check my work's kernels start in bubblewrap nested in the server's (the check does not warn when
+    # they cannot: the probe it uses is asked directly).
+    assert "nested sandbox: True" in seen["lines"], seen["lines"]
+    assert "Kernel died" not in run, run[-2000:]
+    assert re.search(r"Total: 0 / \d+", run), run[-3000:]
+    assert "visible tests only" in run            # a student's copy of the course: no hidden tests
+    assert seen["log"] and "Permission denied" not in run
+
+
+def test_a_student_s_terminal_cannot_read_any_copy_of_the_course(hub_class):
+    """Copies of solutions/ under /tmp and /opt that every user may read, the checkout itself and the
+    instructor's course directory do not exist inside a student's server (bubblewrap's), though
+    the student can read the decoys outside it."""
+    seen = hub_class.get("confined", {"failed": "the stubs student's terminal never ran"})
+    assert "failed" not in seen, seen.get("failed")
+    assert "bwrap" in seen["processes"], seen["processes"]
+    decoys = [p for p, rc in seen["outside"].items() if "course-decoy-" in p]
+    assert len(decoys) == 2 and all(seen["outside"][p] == 0 for p in decoys), seen["outside"]
+    refused = [ln for ln in seen["lines"] if ln.startswith("refused ")]
+    assert len(refused) == len(seen["outside"]) and not [ln for ln in seen["lines"] if ln.startswith("read ")], \
+        seen["lines"]
+    assert all(ln.endswith("No such file or directory") for ln in refused), refused
+    listed = {ln.split(":")[0]: ln.split(":", 1)[1].split() for ln in seen["lines"] if ln[:5] in ("root:", "tmp: ")}
+    assert "opt" not in listed["root"] and not [n for n in listed["tmp"] if n.startswith("course-decoy-")], listed
 
 
 def test_each_student_gets_the_grade_their_work_earns(hub_class):

@@ -165,6 +165,45 @@ def test_the_hub_refuses_to_start_when_a_pinned_package_is_missing(tmp_path, mon
     assert not [u for u in roster.users if users.exists(u)] and not (tmp_path / "state").exists()
 
 
+def test_the_hub_refuses_to_start_without_bubblewrap(tmp_path, monkeypatch):
+    """Students' servers run inside bubblewrap: without it, one sentence before any user is created."""
+    from autograder.hub import confine, lifecycle
+
+    monkeypatch.setattr(lifecycle.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(lifecycle, "environment_problem", lambda **k: None)
+    monkeypatch.setattr(config, "proxy_command", lambda: "configurable-http-proxy")
+    monkeypatch.setenv("PATH", str(tmp_path))          # no bwrap on it
+    monkeypatch.setattr(lifecycle.users, "ensure_user", lambda user: pytest.fail("a user was created"))
+    with pytest.raises(CourseError) as err:
+        lifecycle.start(Roster("prof", ("ann",)), HubLayout(tmp_path / "state"),
+                        HubSettings(port=1, hub_port=2, api_port=3))
+    assert str(err.value) == f"the hub refused to start: {confine.MISSING}."
+    assert not (tmp_path / "state").exists()
+
+
+def test_a_student_s_server_starts_inside_bubblewrap(tmp_path, monkeypatch):
+    """The spawner starts each student's server inside bubblewrap (their home bound at its name,
+    the exchange, the course read-only), the instructor's as it is."""
+    monkeypatch.setattr(config, "proxy_command", lambda: "/usr/bin/configurable-http-proxy")
+    layout = HubLayout(tmp_path / "state")
+    layout.root.mkdir()
+    config.write_all(Roster("prof", ("ann",)), layout, HubSettings(port=18000, hub_port=18081, api_port=18001))
+    c = Config()
+    exec(compile(layout.hub_config.read_text(), str(layout.hub_config), "exec"), {"get_config": lambda: c})
+    monkeypatch.setattr("pwd.getpwnam", lambda n: type("P", (), {"pw_dir": f"/home/{n}"})())
+    spawners = {}
+    for name in ("ann", "prof"):
+        spawner = spawners[name] = type("S", (), {})()
+        spawner.user, spawner.environment, spawner.cmd = type("U", (), {"name": name})(), {}, c.Spawner.cmd
+        c.Spawner.pre_spawn_hook(spawner)
+    ann = spawners["ann"].cmd
+    assert os.path.basename(ann[0]) == "bwrap" and ann[-3:] == c.Spawner.cmd
+    at = ann.index("/home/ann")
+    assert ann[at - 1:at + 2] == ["--bind", "/home/ann", "/home/ann"] and ann[ann.index("--chdir") + 1] == "/home/ann"
+    assert f"{layout.exchange}" in ann and "--unshare-net" not in ann and "--unshare-pid" in ann
+    assert spawners["prof"].cmd == c.Spawner.cmd
+
+
 @pytest.fixture
 def machine(tmp_path, monkeypatch):
     """`lifecycle.start` and `cleanup` on a stand-in machine: a temp folder is the checkout
@@ -195,6 +234,7 @@ def machine(tmp_path, monkeypatch):
     monkeypatch.setattr(lifecycle, "GIT_DIR", checkout / ".git")
     monkeypatch.setattr(lifecycle.os, "geteuid", lambda: 0)
     monkeypatch.setattr(lifecycle, "environment_problem", lambda **k: None)
+    monkeypatch.setattr(lifecycle.confine, "problem", lambda: None)
     monkeypatch.setattr(lifecycle, "config_problem", lambda *a, **k: None)
     monkeypatch.setattr(HubLayout, "home", staticmethod(lambda user: homes / user))
     monkeypatch.setattr(users, "exists", lambda user: user in existing)

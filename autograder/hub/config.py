@@ -7,7 +7,8 @@
   in with their own Unix password (`start` generates one per user it creates: `users.py`); the
   proxy's token (the cookie secret JupyterHub makes itself in `private/`); servers run by each
   user with the students' Python, each student's in their own memory and CPU limit
-  (`limits.py`), opening on their start page; `jupyterhub-idle-culler` stopping servers idle
+  (`limits.py`) and inside bubblewrap, seeing only their home, the exchange and the course
+  (`confine.py`), opening on their start page; `jupyterhub-idle-culler` stopping servers idle
   for `idle_timeout` seconds; per user the settings folders below and, for the instructor,
   formgrader on the course directory with a menu entry opening it in its own browser tab;
 * `jupyter/student/nbgrader_config.py`: the exchange and the course id (the Assignments tab);
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from ..errors import CourseError
 from ..paths import NBGRADER_CONFIG, REPO_ROOT, START_PAGE_NAME
-from . import limits
+from . import confine, limits
 from .layout import HubLayout
 from .roster import Roster
 
@@ -141,7 +142,8 @@ class LimitedSpawner(LocalProcessSpawner):
 c.JupyterHub.spawner_class = LimitedSpawner
 c.Spawner.mem_limit = S["mem_limit"]            # MEM_LIMIT / CPU_LIMIT in the server's environment too
 c.Spawner.cpu_limit = S["cpu_limit"]
-c.Spawner.cmd = [S["python"], "-m", "jupyterhub.singleuser"]
+SERVER = [S["python"], "-m", "jupyterhub.singleuser"]
+c.Spawner.cmd = SERVER
 c.Spawner.ip = "127.0.0.1"                     # servers are reached through the proxy only
 c.Spawner.default_url = "/lab"
 if S["idle_timeout"] > 0:
@@ -156,7 +158,8 @@ c.Spawner.http_timeout = 180
 
 
 def _per_user(spawner):
-    """Students: their home, the learner settings with the Assignments tab, the start page. The
+    """Students: their home, the learner settings with the Assignments tab, the start page, the server
+    inside bubblewrap (their home, the exchange, the course: autograder/hub/confine.py). The
     instructor: formgrader on the course directory, no limit."""
     import pwd
     instructor = spawner.user.name == S["instructor"]
@@ -168,6 +171,9 @@ def _per_user(spawner):
         spawner.mem_limit = spawner.cpu_limit = None
     else:
         spawner.default_url = "/lab/tree/" + S["start_page"]
+        home = pwd.getpwnam(spawner.user.name).pw_dir
+        spawner.cmd = [home if a == S["home"] else os.path.realpath(home) if a == S["home_real"] else a
+                       for a in S["confine"]] + SERVER
 
 
 c.Spawner.pre_spawn_hook = _per_user
@@ -222,8 +228,6 @@ def write_all(roster: Roster, layout: HubLayout, settings: HubSettings,
               "mem_limit": limits.parse_bytes(settings.mem_limit),
               "student_env": server_environment(layout, instructor=False),
               "instructor_env": server_environment(layout, instructor=True)}
-    layout.hub_config.write_text(HUB_TEMPLATE.format(settings=json.dumps(values)), encoding="utf-8")
-    os.chmod(layout.hub_config, 0o600)
     nbgrader = student_nbgrader_config(roster, layout)
     for folder in (layout.student_config, layout.instructor_config):
         folder.mkdir(parents=True, exist_ok=True)
@@ -234,6 +238,11 @@ def write_all(roster: Roster, layout: HubLayout, settings: HubSettings,
         os.chmod(folder / "nbgrader_config.py", 0o644)
     write_instructor_lab_settings(roster, layout)
     os.chmod(layout.root / "jupyter", 0o755)
+    # After the students' settings folder exists: the sandbox binds only folders that exist.
+    values.update(confine=confine.arguments(layout, values["student_env"]), home=confine.HOME,
+                  home_real=confine.HOME_REAL)
+    layout.hub_config.write_text(HUB_TEMPLATE.format(settings=json.dumps(values)), encoding="utf-8")
+    os.chmod(layout.hub_config, 0o600)
 
 
 def write_course_dir(roster: Roster, layout: HubLayout) -> Path:

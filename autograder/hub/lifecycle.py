@@ -1,13 +1,15 @@
 """Start, stop and clean up a class on one machine.
 
 `start(roster, layout, settings)`:
- 1. preflight: the hub's packages installed at their pins, the proxy installed;
+ 1. preflight: the hub's packages installed at their pins, the proxy installed, bubblewrap able to
+    confine an unprivileged user's server (`confine.py`; without it the hub refuses to start);
  2. users created or reused (homes 700), each created one with a generated password of their own
     (`private/passwords.txt`, root only; a reused user keeps theirs), the students' Python and
     code (read-only for them), `solutions/` and the repository's history closed to everyone but
     their owner (group bits too: a student in the checkout's group must not read them either);
- 3. the exchange (mode 777), each student's memory and CPU limit (`limits.py`) and start page,
-    the configs, the instructor's course directory;
+ 3. the exchange (mode 777), each student's memory and CPU limit (`limits.py`) and start page
+    (written by their Python inside the sandbox their server runs in), the configs, the
+    instructor's course directory;
  4. the course config checked as the instructor, with the students' Python (it must import
     `autograder`, or nbgrader would fall back to its defaults), then the hub started.
 `stop` stops the hub and every server it started and removes the limits' cgroups; `cleanup` gives the machine back: it also removes
@@ -32,7 +34,7 @@ from pathlib import Path
 from ..errors import CourseError
 from ..grading.preflight import EXTRAS_OF, config_problem, environment_problem
 from ..paths import GIT_DIR, SOLUTIONS_DIR
-from . import config, exchange, limits, runtime, server, users
+from . import config, confine, exchange, limits, runtime, server, users
 from .config import HubSettings
 from .layout import HubLayout
 from .roster import Roster
@@ -132,14 +134,16 @@ write_for_learner(nb, home / sys.argv[2])
 
 
 def write_start_page(layout: HubLayout, student: str) -> str | None:
-    """The start page in `student`'s home, written as them with their server's Python (its links
-    go to the chapters where nbgrader fetches them: `02_greedy_speculation/02_greedy_speculation.ipynb`);
-    None, or why it could not be written."""
+    """The start page in `student`'s home, written as them with their server's Python inside the
+    sandbox their server runs in (`confine.py`; its links go to the chapters where nbgrader fetches
+    them: `02_greedy_speculation/02_greedy_speculation.ipynb`); None, or why it could not be written."""
     from ..paths import START_PAGE_NAME
 
-    env = dict(config.server_environment(layout, instructor=False), COURSE_LAB_DIR=str(layout.home(student)))
-    proc = users.run_as(student, [str(layout.python), "-c", START_PAGE_SCRIPT, str(layout.home(student)),
-                                  START_PAGE_NAME], env=env, timeout=300)
+    home = str(layout.home(student))
+    env = dict(config.server_environment(layout, instructor=False), COURSE_LAB_DIR=home)
+    sandbox = confine.for_home(confine.arguments(layout, env), home)
+    proc = users.run_as(student, [*sandbox, str(layout.python), "-c", START_PAGE_SCRIPT, home, START_PAGE_NAME],
+                        env=env, timeout=300)
     return None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["?"])[-1]
 
 
@@ -150,6 +154,9 @@ def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
     if problem:
         raise CourseError(f"the hub refused to start: {problem}.")
     config.proxy_command()
+    problem = confine.problem()
+    if problem:
+        raise CourseError(f"the hub refused to start: {problem}.")
     old = read_state(layout)
     if old.get("pid") and server.alive(old["pid"]):
         raise CourseError(f"a hub is already running from {layout.root} (pid {old['pid']}): "
@@ -199,6 +206,8 @@ def start(roster: Roster, layout: HubLayout, settings: HubSettings) -> dict:
     else:
         _say("limits: NOT enforced: no control group could be made here (root with cgroup v1, or a "
              "delegated cgroup v2 subtree, needed); one student's runaway cell can take the machine")
+    _say("sandbox: each student's server, its kernels and terminals run in bubblewrap, seeing only their home, "
+         "the exchange and the course's environment (read-only); nothing else on the machine exists there")
     for student in roster.students:
         problem = write_start_page(layout, student)
         if problem:
