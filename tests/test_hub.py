@@ -284,7 +284,8 @@ def _in_terminal(opener, url: str, user: str, script: str, done: Path, timeout: 
 def _confined_server(url: str, user: str, password: str, layout: HubLayout, hidden: list[Path]) -> dict:
     """`user` logs in (their server starts) and, in a terminal of JupyterLab, tries to read each of
     `hidden` (readable to them outside their server: checked first), lists / and /tmp, and runs Check
-    my work on their chapter 02; what each showed, and the server's processes."""
+    my work on their chapter 02; what each showed, the server's processes, and what is left of them
+    once the server is stopped."""
     import psutil
 
     home = Path(pwd.getpwnam(user).pw_dir)
@@ -312,6 +313,17 @@ def _confined_server(url: str, user: str, password: str, layout: HubLayout, hidd
     seen["lines"] = out.read_text().splitlines()
     seen["check"] = check.read_text()
     seen["log"] = (home / ".course_progress.jsonl").is_file()
+    # Stopping the server (as the hub and the culler do) ends everything in its sandbox; the next
+    # login starts a fresh one.
+    xsrf = [c.value for c in opener.jar if c.name == "_xsrf" and c.path.startswith("/hub")]
+    opener.open(urllib.request.Request(f"{url}/hub/api/users/{user}/server", method="DELETE",
+                                       headers={"X-XSRFToken": xsrf[-1]}), timeout=60).read()
+    t = time.perf_counter()
+    try:
+        _wait_for(lambda: not users.processes(user), 60, f"the end of {user}'s processes")
+    except AssertionError:
+        pass
+    seen["left after stop"], seen["stop s"] = users.processes(user), time.perf_counter() - t
     return seen
 
 
@@ -605,6 +617,14 @@ def test_a_student_s_terminal_cannot_read_any_copy_of_the_course(hub_class):
     assert all(ln.endswith("No such file or directory") for ln in refused), refused
     listed = {ln.split(":")[0]: ln.split(":", 1)[1].split() for ln in seen["lines"] if ln[:5] in ("root:", "tmp: ")}
     assert "opt" not in listed["root"] and not [n for n in listed["tmp"] if n.startswith("course-decoy-")], listed
+
+
+def test_stopping_a_confined_server_ends_everything_in_it(hub_class):
+    """The hub (and the culler) stop a student's server by signalling bubblewrap: its server, kernels
+    and terminals end with it, nothing of the student's keeps running."""
+    seen = hub_class.get("confined", {"failed": "the stubs student's terminal never ran"})
+    assert "failed" not in seen, seen.get("failed")
+    assert seen["left after stop"] == [], seen["left after stop"]
 
 
 def test_each_student_gets_the_grade_their_work_earns(hub_class):
