@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from book.build import BOOK_DIR
+from book.instructor_pages import INSTRUCTOR_PAGES
 from tests.browser.book_site import AXE, built_book, offline_context
 from tests.helpers import CHAPTERS
 
@@ -108,7 +109,7 @@ def _open(page, path) -> None:
                            "|| MathJax.startup.promise.then(() => true)")
 
 
-PAGES = CHAPTERS + list(OTHER_PAGES)
+PAGES = CHAPTERS + list(OTHER_PAGES) + list(INSTRUCTOR_PAGES)   # the "For instructors" part too
 
 
 @dataclass
