@@ -94,4 +94,26 @@ def stop_pid(pid: int, wait: float = 30.0) -> bool:
         os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
         pass
+    # A SIGKILL is delivered, not waited for: the proxy can still hold its ports for a moment on a busy
+    # machine. Return once no live process is left in the group, so `stop` means stopped.
+    deadline = time.monotonic() + wait
+    while group_members(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
     return True
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live (not zombie) processes of process group `pgid`, read from /proc.
+
+        >>> group_members(os.getpgid(0)) != []
+        True
+    """
+    members = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()   # after "pid (comm)": state, ppid, pgrp, ...
+        except (OSError, IndexError):
+            continue                                                    # the process ended while we looked
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(stat_file.parent.name))
+    return members
