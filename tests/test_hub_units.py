@@ -324,3 +324,30 @@ def test_a_zombie_is_no_running_process_and_does_not_hold_up_a_cleanup():
         assert pid in users.processes(getpass.getuser(), zombies=True), "the zombie is not listed when asked for"
     finally:
         os.waitpid(pid, 0)
+
+
+def test_a_proxy_left_by_a_killed_hub_is_stopped_and_another_program_is_not(tmp_path):
+    """JupyterHub starts configurable-http-proxy in its own session: a hub killed on a busy machine leaves it
+    holding the hub's ports (a fresh-clone suite run failed on exactly that), so `stop` reads its pid file."""
+    import subprocess
+    import sys
+
+    from autograder.hub import server
+
+    layout = HubLayout(tmp_path / "state")
+    layout.private.mkdir(parents=True)
+    sleeper = [sys.executable, "-c", "import time; time.sleep(120)"]
+    proxy = subprocess.Popen(sleeper + ["configurable-http-proxy"], start_new_session=True)
+    other = subprocess.Popen(sleeper, start_new_session=True)
+    try:
+        pid_file = layout.private / server.PROXY_PID_FILE
+        pid_file.write_text(str(other.pid))
+        assert server.stop_proxy(layout) is False and other.poll() is None     # a pid naming another program
+        pid_file.write_text(str(proxy.pid))
+        assert server.stop_proxy(layout) is True
+        assert proxy.wait(timeout=5) is not None and not pid_file.exists()
+        assert server.stop_proxy(layout) is False                              # nothing left to stop
+    finally:
+        for p in (proxy, other):
+            p.kill()
+            p.wait()

@@ -102,6 +102,39 @@ def stop_pid(pid: int, wait: float = 30.0) -> bool:
     return True
 
 
+PROXY_PID_FILE = "jupyterhub-proxy.pid"   # JupyterHub's name for it, written in the hub's working directory
+
+
+def stop_proxy(layout: HubLayout, wait: float = 10.0) -> bool:
+    """Stop the hub's configurable-http-proxy if it outlived the hub; True if it was running.
+
+    JupyterHub starts the proxy in a session of its own (so a Ctrl-C of the hub leaves it up) and
+    stops it only when the hub shuts down cleanly: a hub killed on a busy machine leaves the proxy
+    holding the hub's public and API ports. Its pid is in `private/jupyterhub-proxy.pid`; a pid now
+    naming another program is left alone.
+    """
+    pid_file = layout.private / PROXY_PID_FILE
+    try:
+        pid = int(pid_file.read_text().strip())
+        is_proxy = "configurable-http-proxy" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except (OSError, ValueError):
+        return False
+    if not is_proxy:
+        return False
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + wait
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not alive(pid):
+            break
+    pid_file.unlink(missing_ok=True)
+    return True
+
+
 def group_members(pgid: int) -> list[int]:
     """The live (not zombie) processes of process group `pgid`, read from /proc.
 
