@@ -74,32 +74,36 @@ def alive(pid: int) -> bool:
         return False
 
 
-def stop_pid(pid: int, wait: float = 30.0) -> bool:
-    """SIGTERM the hub (`pid` leads its own process group), then SIGKILL the group if needed.
-    True if it was running."""
-    if not pid or not alive(pid):
-        return False
+def terminate(pid: int, wait: float, group: bool = False) -> bool:
+    """SIGTERM `pid`, give it `wait` seconds, then SIGKILL it (its whole process group when `group`) and
+    wait until it is gone, so that its ports are free when this returns. True if it was running."""
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         return False
-    deadline = time.monotonic() + wait
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    _wait_until(lambda: not alive(pid), wait)
     try:
-        os.killpg(pid, signal.SIGKILL)      # the proxy, and anything the hub left in its group
+        (os.killpg if group else os.kill)(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     try:
-        os.waitpid(pid, os.WNOHANG)
+        os.waitpid(pid, os.WNOHANG)             # reap it when it is our child (the hub `start` started)
     except ChildProcessError:
         pass
-    # A SIGKILL is delivered, not waited for: the proxy can still hold its ports for a moment on a busy
-    # machine. Return once no live process is left in the group, so `stop` means stopped.
-    deadline = time.monotonic() + wait
-    while group_members(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    # A kill is delivered, not waited for: return once nothing of it is left to hold a port.
+    _wait_until((lambda: not group_members(pid)) if group else (lambda: not alive(pid)), wait)
     return True
+
+
+def _wait_until(done, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def stop_pid(pid: int, wait: float = 30.0) -> bool:
+    """Stop the hub (`pid` leads its own process group) and anything it left in its group; True if it was running."""
+    return bool(pid) and alive(pid) and terminate(pid, wait, group=True)
 
 
 PROXY_PID_FILE = "jupyterhub-proxy.pid"   # JupyterHub's name for it, written in the hub's working directory
@@ -121,16 +125,7 @@ def stop_proxy(layout: HubLayout, wait: float = 10.0) -> bool:
         return False
     if not is_proxy:
         return False
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            break
-        deadline = time.monotonic() + wait
-        while alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if not alive(pid):
-            break
+    terminate(pid, wait)
     pid_file.unlink(missing_ok=True)
     return True
 
