@@ -83,21 +83,19 @@ def _has_costs(record):
     return all("costs" in r for r in record["per_gamma"])
 
 
-def test_the_recorded_lines_are_the_least_squares_lines_through_the_recorded_costs(record):
-    """Each gamma's full prediction was built from the costs on their lines in gamma (section 5): the record
-    keeps both, and the lines follow from the raw costs, so a miss can be traced to a measured number."""
-    from specdec.engine.prediction import costs_on_lines
-    assert all("costs_on_lines" in r for r in record["per_gamma"])
-    again = costs_on_lines({r["gamma"]: r["costs"] for r in record["per_gamma"]})
+def test_the_recorded_fit_follows_from_the_recorded_costs_and_pass_table(record):
+    """Each gamma's full prediction was built from the costs fitted through all gammas (section 5): the record keeps
+    the raw costs, the clean pass table's ratios and the fit, and the fit follows from the first two, so a miss can be
+    traced to a measured number."""
+    from specdec.engine.prediction import fitted_costs
+    assert all("costs_fitted" in r for r in record["per_gamma"])
+    again = fitted_costs({r["gamma"]: r["costs"] for r in record["per_gamma"]},
+                         {r["gamma"]: r["pass_ratio"] for r in record["per_gamma"]})
     for r in record["per_gamma"]:
-        for key, value in r["costs_on_lines"].items():
+        for key, value in r["costs_fitted"].items():
             assert again[r["gamma"]][key] == pytest.approx(value, rel=1e-9), (r["gamma"], key)
 
 
-@pytest.mark.xfail((recorded_full_run() or {}).get("date") == "2026-12-06",
-                   reason="the 2026-12-06 run (costs on lines) is within 7 % at every gamma but puts the best gamma at 4, "
-                          "1 % above gamma = 3, where the measurement puts it at 3: the acceptance forecast from eight "
-                          "calibration prompts decides a flat peak (issue 37)", strict=True)
 def test_the_full_prediction_fits_the_recorded_run_at_every_gamma(record):
     """Issue 37's target: the full prediction within 10 % of the measured median at every gamma, the same best gamma,
     and each prediction traceable to the in-run costs stored beside it."""
@@ -105,7 +103,7 @@ def test_the_full_prediction_fits_the_recorded_run_at_every_gamma(record):
     from specdec.engine.prediction import predicted_request_speedup
     assert _has_costs(record)
     for r in record["per_gamma"]:
-        k = r.get("costs_on_lines", r["costs"])
+        k = r["costs_fitted"]
         again = predicted_request_speedup(r["n_bar_predicted"], r["gamma"], k["c"], k["r_gamma"], k["o_round"],
                                           record["o_plain"], n_new=record["n_new"], first_plain=record["first_plain"],
                                           first_spec=k["first_spec"])
@@ -114,35 +112,68 @@ def test_the_full_prediction_fits_the_recorded_run_at_every_gamma(record):
     assert fit["fits"], fit
 
 
+def _cell(prefix):
+    return next(c.source for c in read(solution_notebook("12_gpt2_lab")).cells if c.source.startswith(prefix))
+
+
+def _full(record, n_key="n_bar_predicted", r_gamma=None):
+    """{gamma: the full prediction} from the record's fitted costs, with n_bar and r_gamma swappable."""
+    from specdec.engine.prediction import predicted_request_speedup
+    out = {}
+    for r in record["per_gamma"]:
+        k = r["costs_fitted"]
+        out[r["gamma"]] = predicted_request_speedup(
+            r[n_key], r["gamma"], k["c"], k["r_gamma"] if r_gamma is None else r_gamma[r["gamma"]], k["o_round"],
+            record["o_plain"], n_new=record["n_new"], first_plain=record["first_plain"], first_spec=k["first_spec"])
+    return out
+
+
 def test_the_two_halves_paragraph_states_the_recorded_run(record):
-    """Section 6's 'Two halves': the cost half within 6 % and on the measured best gamma, the acceptance half within 3 %,
-    the full prediction's best gamma moved by a predicted difference of 1 %, and the measured speedups it quotes."""
+    """Section 6's 'Two halves': the acceptance half within 3 %, the cost half within 7 % on the measured best gamma,
+    the full prediction within 9 % on the same best gamma, the measured speedups it quotes, its largest error where the
+    spread is widest, and the +pass prediction's range of errors."""
     import re
     from specdec.engine.lab_record import prediction_fit
-    from specdec.engine.prediction import predicted_request_speedup
     from specdec.lab_prompts import CALIBRATION, PROMPTS
-    para = next(c.source for c in read(solution_notebook("12_gpt2_lab")).cells if c.source.startswith("**Two halves.**"))
+    para = _cell("**Two halves.**")
     rows = {r["gamma"]: r for r in record["per_gamma"]}
-    cost_only = {g: predicted_request_speedup(r["n_bar"], g, r["costs_on_lines"]["c"], r["costs_on_lines"]["r_gamma"],
-                                              r["costs_on_lines"]["o_round"], record["o_plain"], n_new=record["n_new"],
-                                              first_plain=record["first_plain"],
-                                              first_spec=r["costs_on_lines"]["first_spec"]) for g, r in rows.items()}
-    cost_worst = max(abs(cost_only[g] / r["speedup_median"] - 1) for g, r in rows.items())
-    assert "within 6 % at every $\\gamma$" in para and 0.05 < cost_worst <= 0.06, cost_worst
-    assert max(cost_only, key=cost_only.get) == record["best_gamma"]
     n_worst = max(abs(r["n_bar_predicted"] / r["n_bar"] - 1) for r in rows.values())
-    assert "errs by 3 % at most" in para and 0.02 < n_worst <= 0.035, n_worst
-    full = prediction_fit(record)["predicted_full"]
-    fb, mb = full["best_gamma"], record["best_gamma"]
-    assert f"best $\\gamma$ from {mb} to {fb}" in para and fb != mb
-    assert round(100 * abs(rows[fb]["predicted_full"] / rows[mb]["predicted_full"] - 1)) == 1 and "differ by 1 %" in para
+    assert "the acceptance forecast errs by 3 % at most" in para and 0.025 <= n_worst < 0.035, n_worst
+    cost_only = _full(record, n_key="n_bar")
+    cost_worst = max(abs(cost_only[g] / r["speedup_median"] - 1) for g, r in rows.items())
+    assert "is within 7 % at every $\\gamma$ and names the measured best" in para and 0.06 < cost_worst < 0.075, cost_worst
+    assert max(cost_only, key=cost_only.get) == record["best_gamma"]
+    fits = prediction_fit(record)
+    full, plus = fits["predicted_full"], fits["predicted_pass"]
+    assert "within 9 % at every $\\gamma$ and put the best $\\gamma$ at 3, as measured" in para
+    assert 0.085 <= full["worst"] < 0.095 and full["fits"] and record["best_gamma"] == 3, full
     quoted = re.search(r"\(([\d.]+) at \$\\gamma = (\d)\$, ([\d.]+) at (\d)\)", para)
     assert quoted, para
     assert float(quoted.group(1)) == round(rows[int(quoted.group(2))]["speedup_median"], 2)
     assert float(quoted.group(3)) == round(rows[int(quoted.group(4))]["speedup_median"], 2)
+    worst_gamma = max(rows, key=lambda g: abs(full["errors"][list(rows).index(g)]))
+    assert "Its largest error is at $\\gamma = 5$, where the measured spread is widest" in para and worst_gamma == 5
+    assert max(rows, key=lambda g: rows[g]["speedup_iqr"]) == 5
+    low, high = (round(100 * e) for e in (min(plus["errors"]), max(plus["errors"])))
+    assert f"lands {low} to {high} % too high" in para and plus["best_gamma"] == record["best_gamma"], (low, high)
     per_kind = 3                                   # the full preset's prompts of each kind (chapter 12, cell PRESETS)
     assert "the eight calibration prompts" in para and sum(len(v[:per_kind]) for v in CALIBRATION.values()) == 8
     assert "the twelve check prompts" in para and sum(len(v[:per_kind]) for v in PROMPTS.values()) == 12
+
+
+def test_the_pass_table_dips_at_four_tokens_and_a_line_would_flatten_the_peak(record):
+    """Section 5's 'One fit per cost': the recorded pass table has four tokens cheaper than three, a line through the
+    in-run r_gamma leaves gamma = 3 and 4 within 1 % of each other, and the table's shape puts gamma = 3 ahead by 4 %."""
+    import numpy as np
+    para = _cell("**One fit per cost.**")
+    rows = {r["gamma"]: r for r in record["per_gamma"]}
+    assert (f"{rows[3]['pass_ratio']:.2f} plain steps for four tokens, {rows[2]['pass_ratio']:.2f} for three" in para
+            and rows[3]["pass_ratio"] < rows[2]["pass_ratio"])
+    gammas = sorted(rows)
+    line = np.polyval(np.polyfit(gammas, [rows[g]["costs"]["r_gamma"] for g in gammas], 1), gammas)
+    on_line, shaped = _full(record, r_gamma=dict(zip(gammas, line))), _full(record)
+    assert "within 1 % of each other" in para and round(100 * abs(on_line[3] / on_line[4] - 1)) <= 1, on_line
+    assert "puts $\\gamma = 3$ ahead by 4 %" in para and round(100 * (shaped[3] / shaped[4] - 1)) == 4, shaped
 
 
 @pytest.mark.xfail(recorded_full_run() is None or "exactness" not in recorded_full_run(),

@@ -122,12 +122,18 @@ def test_the_quoted_lab_and_engine_numbers_are_the_recorded_ones():
     from specdec.engine.lab_record import halves_lines, prediction_fit
     fit = prediction_fit(lab)["predicted_full"]
     errors = ", ".join(f"{round(100 * e):+d}".replace("+0", "0") for e in fit["errors"])
-    quoted_errors = re.search(r"every gamma \(([-+\d, ]+) %\) but puts the best gamma at (\d+)", page)
+    quoted_errors = re.search(r"every gamma \(([-+\d, ]+) %\) and puts\s+the best gamma at (\d+), as measured", page)
     assert quoted_errors and quoted_errors[1] == errors and int(quoted_errors[2]) == fit["best_gamma"], (quoted_errors, errors)
+    assert fit["fits"], fit
+    ratio = {r["gamma"]: r["pass_ratio"] for r in lab["per_gamma"]}     # t_pass(gamma + 1) / t_pass(1)
+    assert "on this CPU dips at four tokens" in page and ratio[3] < ratio[2], ratio
     cost_half = halves_lines(lab)[1]          # "cost half: ... error by gamma -2 %, +6 %, ...; best gamma 3"
     worst = max(abs(int(e)) for e in re.findall(r"([-+]\d+) %", cost_half))
     assert f"the cost model alone (fed the measured n_bar) is within {worst} % and names gamma = {lab['best_gamma']}" in page
     assert cost_half.endswith(f"best gamma {lab['best_gamma']}")
+    acceptance_half = halves_lines(lab)[0]
+    n_worst = max(abs(int(e)) for e in re.findall(r"([-+]\d+) %", acceptance_half))
+    assert f"the acceptance forecast from the calibration prompts is off by {n_worst} % at most" in page, n_worst
     engine = (results / "engine_cpu.md").read_text()
     greedy = engine.split("### greedy")[1].split("###")[0]
     ratio = re.search(r"Ratio course / HF[^*]*\*\*([\d.]+) \(([\d.]+)-([\d.]+)\)\*\*", greedy)

@@ -67,13 +67,19 @@ def prediction_fit(record: dict) -> dict:
     return out
 
 
+def percent(x: float) -> str:
+    """A relative error as whole percent with its sign, and no sign on zero: percent(-0.004) == '0 %'."""
+    n = round(100 * x)
+    return f"{n:+d} %" if n else "0 %"
+
+
 def fit_lines(record: dict) -> list[str]:
     """One line per predictor: its error at each gamma, the gamma it puts best, and whether it fits."""
     measured_best = max(record["per_gamma"], key=lambda r: r["speedup_median"])["gamma"]
     lines = [f"measured best gamma {measured_best}; a prediction fits when it is within {TOLERANCE:.0%} of the "
              "measured median at every gamma and puts the best gamma there too"]
     for key, fit in prediction_fit(record).items():
-        errs = ", ".join(f"{100 * e:+.0f} %" for e in fit["errors"])
+        errs = ", ".join(percent(e) for e in fit["errors"])
         lines.append(f"{PREDICTORS[key]:>6}: error by gamma {errs}; best gamma {fit['best_gamma']}: "
                      + ("FITS" if fit["fits"] else "does not fit"))
     return lines
@@ -88,28 +94,29 @@ def halves_lines(record: dict) -> list[str]:
     rows = record["per_gamma"]
     if not all("costs" in r for r in rows):
         return ["(this record has no in-run costs per gamma: it predates them)"]
-    costs = [r.get("costs_on_lines", r["costs"]) for r in rows]
+    costs = [r.get("costs_fitted", r["costs"]) for r in rows]
     cost_only = [predicted_request_speedup(r["n_bar"], r["gamma"], k["c"], k["r_gamma"], k["o_round"], record["o_plain"],
                                            n_new=record["n_new"], first_plain=record["first_plain"],
                                            first_spec=k["first_spec"]) for r, k in zip(rows, costs)]
     best = rows[max(range(len(rows)), key=lambda i: cost_only[i])]["gamma"]
-    n_err = ", ".join(f"{100 * (r['n_bar_predicted'] / r['n_bar'] - 1):+.0f} %" for r in rows)
-    s_err = ", ".join(f"{100 * (s / r['speedup_median'] - 1):+.0f} %" for s, r in zip(cost_only, rows))
+    n_err = ", ".join(percent(r["n_bar_predicted"] / r["n_bar"] - 1) for r in rows)
+    s_err = ", ".join(percent(s / r["speedup_median"] - 1) for s, r in zip(cost_only, rows))
     return [f"acceptance half: n_bar forecast from the calibration prompts against the check prompts' by gamma {n_err}",
             f"cost half: the full prediction with the measured n_bar, error by gamma {s_err}; best gamma {best}"]
 
 
 def cost_lines(record: dict) -> list[str]:
     """The in-run costs behind the full prediction at each gamma, when the record has them (in plain steps):
-    as measured at that gamma and, when recorded, on the line through all gammas the prediction used."""
+    as measured at that gamma and, when recorded, as fitted across all gammas for the prediction."""
     rows = record["per_gamma"]
     if not all("costs" in r for r in rows):
         return ["(this record has no in-run costs per gamma: it predates them)"]
     lines = [f"in-run costs, units of one plain step (o_plain {record['o_plain']:.3f}, F_plain {record['first_plain']:.2f}); "
-             "each as measured at its gamma, then on its line in gamma"]
-    lines.append("gamma   c: run   line   r_gamma: run   line   o_round: run   line   F_spec: run   line")
+             "each as measured at its gamma, then fitted across gammas (c and o_round on lines, r_gamma on the pass "
+             "table's shape)"]
+    lines.append("gamma   c: run    fit   r_gamma: run    fit   o_round: run    fit   F_spec: run    fit")
     for r in rows:
-        k, f = r["costs"], r.get("costs_on_lines", r["costs"])   # records before the lines used each gamma's own
+        k, f = r["costs"], r.get("costs_fitted", r["costs"])     # records before the fit used each gamma's own
         lines.append(f"{r['gamma']:5d}   {k['c']:7.3f} {f['c']:6.3f}   {k['r_gamma']:12.3f} {f['r_gamma']:6.3f}   "
                      f"{k['o_round']:12.3f} {f['o_round']:6.3f}   {k['first_spec']:11.2f} {f['first_spec']:6.2f}")
     return lines

@@ -22,8 +22,9 @@ A request of 24 tokens whose prompt pass costs 3 steps (and 4 for both models' f
     >>> round(predicted_request_speedup(2.4, 2, 0.1, 1.0, n_new=10**7, first_plain=3.0, first_spec=4.0), 3)
     2.0
 
-- `costs_on_lines`: the costs of a round measured at several gammas, each replaced by a straight line
-  in gamma fitted through all of them (see its docstring for why).
+- `fitted_costs`: the costs of a round measured at several gammas, each replaced by a fit through all
+  of them: a line in gamma for the draft's work and the engine's, the clean pass table's shape for
+  the target's pass (see its docstring for why).
 """
 from __future__ import annotations
 
@@ -59,38 +60,47 @@ def predicted_request_speedup(n_bar: float, gamma: int, c: float, pass_ratio: fl
     return float(plain / spec)
 
 
-def costs_on_lines(costs: dict) -> dict:
-    """{gamma: costs} measured at several gammas -> the same keys, each round's cost on a line in gamma.
+def fitted_costs(costs: dict, pass_ratio: dict) -> dict:
+    """{gamma: costs} measured at several gammas -> the same keys, each round's cost fitted across all gammas.
 
-    Every part of a round is a fixed cost plus a cost per drafted token: the draft's gamma passes
-    together (gamma c; its first call also catches up on the tokens it has not seen, a fixed
-    cost), the target's pass over gamma + 1 tokens (r_gamma; a pass over several tokens runs other
-    kernels than a one-token step, a jump at gamma = 1, then a slope) and the engine's work per
-    round (o_round: gamma rows to sample and check). Each gamma's costs come from their own short
-    runs, so alone they are noisy (a pass over more tokens can come out cheaper); a least-squares
-    line through all gammas of gamma c, r_gamma and o_round keeps the trend and averages the
-    noise. The first passes do not depend on gamma: each takes the median over gammas. Needs at
-    least two gammas.
+    Each gamma's costs come from its own short runs, so alone they are noisy; a fit through every
+    gamma keeps the shape each cost is known to have and averages the noise:
+
+    - the draft's gamma passes together (gamma c) and the engine's work per round (o_round) are a
+      fixed cost plus a cost per drafted token (the draft's first call of a round also catches up
+      on the tokens it has not seen; the engine samples and checks gamma rows): a least-squares line
+      in gamma;
+    - the target's pass over gamma + 1 tokens (r_gamma) has the shape of the clean pass table,
+      `pass_ratio[gamma]` = t_pass(gamma + 1) / t_pass(1), measured with many repeats at one context.
+      That shape is not a line: matrix kernels work on blocks of rows, and on the course's CPU a pass
+      over four tokens costs less than one over three. Real requests have other contexts than the
+      table, so the fit is one factor k through all gammas, r_gamma = k pass_ratio[gamma];
+    - the first passes do not depend on gamma: each takes the median over gammas.
 
     >>> raw = {1: dict(c=0.30, r_gamma=1.2, o_round=0.10, first_spec=4.0, o_plain=0.03, first_plain=3.0),
     ...        2: dict(c=0.20, r_gamma=1.1, o_round=0.20, first_spec=4.4, o_plain=0.03, first_plain=3.2),
     ...        3: dict(c=0.50 / 3, r_gamma=1.3, o_round=0.30, first_spec=4.2, o_plain=0.03, first_plain=3.1)}
-    >>> fit = costs_on_lines(raw)       # gamma c = 0.3, 0.4, 0.5 is a line already: c stays; r_gamma is smoothed
+    >>> fit = fitted_costs(raw, {1: 1.1, 2: 1.2, 3: 1.15})   # gamma c = 0.3, 0.4, 0.5 is a line already: c stays
     >>> [round(fit[g]["r_gamma"], 3) for g in (1, 2, 3)], [round(fit[g]["c"], 3) for g in (1, 2, 3)]
-    ([1.15, 1.2, 1.25], [0.3, 0.2, 0.167])
+    ([1.145, 1.249, 1.197], [0.3, 0.2, 0.167])
     >>> round(fit[2]["first_spec"], 2), round(fit[2]["o_round"], 2)
     (4.2, 0.2)
     """
     gammas = sorted(costs)
     if len(gammas) < 2:
-        raise ValueError(f"a line needs costs at two gammas at least, got gammas {gammas}")
+        raise ValueError(f"a fit across gammas needs costs at two gammas at least, got gammas {gammas}")
+    if sorted(pass_ratio) != gammas:
+        raise ValueError(f"pass_ratio must hold the gammas of the costs, {gammas}; got {sorted(pass_ratio)}")
     g = np.array(gammas, dtype=float)
 
     def line(values):
         return np.polyval(np.polyfit(g, values, 1), g)
 
     draft_per_round = line([gamma * costs[gamma]["c"] for gamma in gammas])   # gamma c, a line in gamma
-    r_gamma, o_round = (line([costs[gamma][key] for gamma in gammas]) for key in ("r_gamma", "o_round"))
+    o_round = line([costs[gamma]["o_round"] for gamma in gammas])
+    shape = np.array([pass_ratio[gamma] for gamma in gammas], dtype=float)
+    measured = np.array([costs[gamma]["r_gamma"] for gamma in gammas])
+    r_gamma = shape * (measured @ shape) / (shape @ shape)                    # k * shape, k by least squares
     out = {}
     for i, gamma in enumerate(gammas):
         out[gamma] = {key: float(np.median([costs[x][key] for x in gammas])) for key in costs[gamma]}
