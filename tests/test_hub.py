@@ -528,6 +528,7 @@ def hub_class(request):
         out["processes_left"] = subprocess.run(["pgrep", "-f", str(layout.root)], capture_output=True,
                                                text=True).stdout.split()
         out["listening_after"] = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True).stdout
+        out["in_hub_folder"] = _running_in(layout.root)
         out["files_left"] = [str(p) for p in (layout.root, course_dir) if p.exists()]
         yield out
     finally:
@@ -542,6 +543,20 @@ def hub_class(request):
         measured = {k: v for k, v in (out.get("limits") or {}).items() if "MiB" in k or k.endswith(" s")}
         if measured:
             print("limits: " + ", ".join(f"{k} {v:.0f}" for k, v in measured.items()))
+
+
+def _running_in(folder: Path) -> list[str]:
+    """'pid command' of every process whose working directory is `folder` or below it (deleted or not)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            cwd = os.readlink(proc / "cwd").removesuffix(" (deleted)")
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if Path(cwd).is_relative_to(folder):
+            found.append(f"{proc.name} {command[:120]}")
+    return found
 
 
 def _by_test(folder: Path) -> list[dict]:
@@ -747,5 +762,6 @@ def test_cleanup_removes_users_processes_ports_and_files(hub_class):
     if "browser" in hub_class:
         assert hub_class["browser"]["server processes"], "the browser student's server did not run as that user"
     assert hub_class["users_left"] == [] and hub_class["processes_left"] == []
+    assert hub_class["in_hub_folder"] == [], "still running in the hub's folder (its proxy or a service?)"
     assert not [p for p in (s.port, s.hub_port, s.api_port) if re.search(rf":{p}\s", hub_class["listening_after"])]
     assert hub_class["files_left"] == []

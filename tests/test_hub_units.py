@@ -326,9 +326,11 @@ def test_a_zombie_is_no_running_process_and_does_not_hold_up_a_cleanup():
         os.waitpid(pid, 0)
 
 
-def test_a_proxy_left_by_a_killed_hub_is_stopped_and_another_program_is_not(tmp_path):
-    """JupyterHub starts configurable-http-proxy in its own session: a hub killed on a busy machine leaves it
-    holding the hub's ports (a fresh-clone suite run failed on exactly that), so `stop` reads its pid file."""
+def test_a_proxy_and_a_service_left_by_a_killed_hub_are_stopped_and_nothing_else(tmp_path):
+    """JupyterHub starts configurable-http-proxy and its managed services (the idle culler) in sessions of their own:
+    a hub killed on a busy machine leaves them (fresh-clone suite runs left the proxy on the hub's ports, and the
+    culler running). `stop` finds them in the hub's folder by command or service variable, and nothing else."""
+    import os
     import subprocess
     import sys
 
@@ -336,18 +338,23 @@ def test_a_proxy_left_by_a_killed_hub_is_stopped_and_another_program_is_not(tmp_
 
     layout = HubLayout(tmp_path / "state")
     layout.private.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
     sleeper = [sys.executable, "-c", "import time; time.sleep(120)"]
-    proxy = subprocess.Popen(sleeper + ["configurable-http-proxy"], start_new_session=True)
-    other = subprocess.Popen(sleeper, start_new_session=True)
+    service_env = dict(os.environ, JUPYTERHUB_SERVICE_NAME="idle-culler")
+    start = lambda cmd, cwd, env=None: subprocess.Popen(cmd, cwd=cwd, env=env, start_new_session=True)
+    proxy = start(sleeper + ["configurable-http-proxy"], layout.private)
+    service = start(sleeper, layout.private, service_env)
+    shell = start(sleeper, layout.private)                      # a person's program in the hub's folder
+    other_service = start(sleeper, elsewhere, service_env)      # another hub's service
     try:
-        pid_file = layout.private / server.PROXY_PID_FILE
-        pid_file.write_text(str(other.pid))
-        assert server.stop_proxy(layout) is False and other.poll() is None     # a pid naming another program
-        pid_file.write_text(str(proxy.pid))
-        assert server.stop_proxy(layout) is True
-        assert proxy.wait(timeout=5) is not None and not pid_file.exists()
-        assert server.stop_proxy(layout) is False                              # nothing left to stop
+        (layout.private / server.PROXY_PID_FILE).write_text(str(proxy.pid))
+        assert sorted(server.stop_leftovers(layout)) == sorted([proxy.pid, service.pid])
+        assert proxy.wait(timeout=5) is not None and service.wait(timeout=5) is not None
+        assert shell.poll() is None and other_service.poll() is None
+        assert not (layout.private / server.PROXY_PID_FILE).exists()
+        assert server.stop_leftovers(layout) == []                             # nothing left to stop
     finally:
-        for p in (proxy, other):
+        for p in (proxy, service, shell, other_service):
             p.kill()
             p.wait()

@@ -233,8 +233,8 @@ def stop(layout: HubLayout) -> None:
         _say(f"hub stopped (pid {state['pid']})")
     else:
         _say("no hub was running")
-    if server.stop_proxy(layout):
-        _say("the hub's proxy, left running, stopped")
+    for pid in server.stop_leftovers(layout):
+        _say(f"pid {pid}, which the hub started (its proxy or a service) and left running, stopped")
     for user in state.get("created", []):
         n = users.kill_processes(user)
         if n:

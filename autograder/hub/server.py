@@ -109,25 +109,34 @@ def stop_pid(pid: int, wait: float = 30.0) -> bool:
 PROXY_PID_FILE = "jupyterhub-proxy.pid"   # JupyterHub's name for it, written in the hub's working directory
 
 
-def stop_proxy(layout: HubLayout, wait: float = 10.0) -> bool:
-    """Stop the hub's configurable-http-proxy if it outlived the hub; True if it was running.
+def hub_leftovers(layout: HubLayout) -> list[int]:
+    """The processes JupyterHub started in sessions of their own from this hub's folder and that still run.
 
-    JupyterHub starts the proxy in a session of its own (so a Ctrl-C of the hub leaves it up) and
-    stops it only when the hub shuts down cleanly: a hub killed on a busy machine leaves the proxy
-    holding the hub's public and API ports. Its pid is in `private/jupyterhub-proxy.pid`; a pid now
-    naming another program is left alone.
+    JupyterHub starts configurable-http-proxy and its managed services (the idle culler) with
+    `start_new_session=True` and stops them only when it shuts down cleanly: a hub killed on a busy
+    machine leaves the proxy holding the hub's ports and the culler polling a dead API. Both run in the
+    hub's working directory, its private folder; they are told apart from a person's shell there by
+    their command (the proxy) or JupyterHub's service variable in their environment (a service).
     """
-    pid_file = layout.private / PROXY_PID_FILE
-    try:
-        pid = int(pid_file.read_text().strip())
-        is_proxy = "configurable-http-proxy" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except (OSError, ValueError):
-        return False
-    if not is_proxy:
-        return False
-    terminate(pid, wait)
-    pid_file.unlink(missing_ok=True)
-    return True
+    private = str(layout.private.resolve())
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if os.readlink(proc / "cwd").removesuffix(" (deleted)") != private:
+                continue
+            command, environ = (proc / "cmdline").read_bytes(), b"\0" + (proc / "environ").read_bytes()
+        except OSError:
+            continue                                       # it ended while we looked, or it is not ours to read
+        if b"configurable-http-proxy" in command or b"\0JUPYTERHUB_SERVICE_NAME=" in environ:
+            found.append(int(proc.name))
+    return found
+
+
+def stop_leftovers(layout: HubLayout, wait: float = 10.0) -> list[int]:
+    """Stop what `hub_leftovers` finds (after the hub itself is stopped); the pids stopped."""
+    stopped = [pid for pid in hub_leftovers(layout) if pid != os.getpid() and terminate(pid, wait)]
+    (layout.private / PROXY_PID_FILE).unlink(missing_ok=True)
+    return stopped
 
 
 def group_members(pgid: int) -> list[int]:
