@@ -104,9 +104,14 @@ class Quietness:
         return "another program took the processor during some runs: rerun on a quieter machine"
 
     def __str__(self) -> str:
-        # Rounded down: a share of 0.996 is not a run that had the processor 100 % of the time.
-        pct = lambda x: math.floor(100 * x + 1e-9)
-        return f"CPU time / wall time over each timed run: lowest {pct(self.lowest)} %, median {pct(self.median)} %"
+        return (f"CPU time / wall time over each timed run: lowest {share_percent(self.lowest)} %, "
+                f"median {share_percent(self.median)} %")
+
+
+def share_percent(x: float) -> int:
+    """A CPU time / wall time share in whole percent, rounded down: a share of 0.996 is not a run that had the
+    processor 100 % of the time (share_percent(0.996) == 99)."""
+    return math.floor(100 * x + 1e-9)
 
 
 def synchronize(device) -> None:
